@@ -1,0 +1,1 @@
+"""baloot_env: the Baloot rules engine (RULES.md) and its PettingZoo environment."""

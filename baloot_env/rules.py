@@ -1,0 +1,82 @@
+"""Rule variants (RULES.md V1-V9) as one frozen dataclass.
+
+The defaults are the rules written in R1-R8; every field is a documented variant switch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from baloot_env.errors import RuleConfigError
+
+TARGET_SCORE = 152  # R8.1
+MAX_DEALS = 99  # R8.4
+MATCH_MODES = ("target", "hands")
+HANDS_CHOICES = (5, 9, 11)  # R8.2
+TIE_RULES = ("rounding", "last_digit")  # V5
+FOUR_ACES_HOKUM = ("four_hundred", "hundred")  # V7
+DEAL_ROTATIONS = ("left", "right")  # V9
+
+
+@dataclass(frozen=True)
+class RuleConfig:
+    """Every variant switch of RULES.md; defaults are the normative rules.
+
+    Attributes:
+        sun_double: V1, Sun hands may be doubled once (level 2) by the defenders.
+        projects: V2, projects and the baloot score (R6).
+        doubling: V3, the doubling phase of R4.
+        match: V4, "target" (play to 152, R8.1) or "hands" (a fixed number of hands, R8.2).
+        hands: V4, number of scored hands in hands mode: 5, 9 or 11.
+        tie_rule: V5, "rounding" (R7.3) or "last_digit".
+        win_above: V6, in target mode a team must exceed 152, not reach it.
+        four_aces_hokum: V7, "four_hundred" or "hundred" (four A in Hokum).
+        baloot_kept: V8, the baloot's 2 points always go to its holder's team, never multiplied.
+        deal_rotation: V9, "left" (dealer = (dealer + 3) % 4, R2.1) or "right" ((dealer + 1) % 4).
+    """
+
+    sun_double: bool = False
+    projects: bool = True
+    doubling: bool = True
+    match: str = "target"
+    hands: int = 5
+    tie_rule: str = "rounding"
+    win_above: bool = False
+    four_aces_hokum: str = "four_hundred"
+    baloot_kept: bool = False
+    deal_rotation: str = "left"
+
+    def __post_init__(self) -> None:
+        for name in ("sun_double", "projects", "doubling", "win_above", "baloot_kept"):
+            if not isinstance(getattr(self, name), bool):
+                raise RuleConfigError(f"RuleConfig.{name} must be True or False, got {getattr(self, name)!r}")
+        for name, allowed in (
+            ("match", MATCH_MODES),
+            ("tie_rule", TIE_RULES),
+            ("four_aces_hokum", FOUR_ACES_HOKUM),
+            ("deal_rotation", DEAL_ROTATIONS),
+        ):
+            if getattr(self, name) not in allowed:
+                raise RuleConfigError(f"RuleConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        if isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:
+            raise RuleConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {self.hands!r}")
+
+    def next_dealer(self, dealer: int) -> int:
+        """The dealer after ``dealer`` (R2.1, V9)."""
+        return (dealer + 3) % 4 if self.deal_rotation == "left" else (dealer + 1) % 4
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict of every switch (for manifests, saved states and logs)."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RuleConfig:
+        """Build from a dict; unknown keys are an error."""
+        if not isinstance(data, dict):
+            raise RuleConfigError(f"rules must be a mapping, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RuleConfigError(f"unknown RuleConfig keys {unknown}; known keys are {sorted(known)}")
+        return cls(**data)

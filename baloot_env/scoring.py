@@ -1,0 +1,165 @@
+"""Scoring a hand (qaid, R7), usable on its own like a score-keeping app.
+
+``score_hand`` takes what a score keeper writes down (contract, caller, level, raw points,
+tricks, the scoring projects and who held the baloot) and returns the game points the hand adds
+to each team. All arithmetic is in integers (R7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from baloot_env.cards import HOKUM_TOTAL, SUN_TOTAL
+from baloot_env.rules import TARGET_SCORE, RuleConfig
+
+HOKUM, SUN = "hokum", "sun"
+KABOOT_VALUE = {HOKUM: 25, SUN: 44}  # R7.6
+HAND_TOTAL = {HOKUM: HOKUM_TOTAL, SUN: SUN_TOTAL}  # R7.2
+ROUNDING_UNIT = {HOKUM: 10, SUN: 5}  # R7.3
+GAHWA = 5  # R4.1
+
+
+def convert_raw(raw: int, contract: str) -> int:
+    """R7.2: game points of the counting team's raw points.
+
+    Hokum: nearest ten, a five rounds down, divided by ten (55 -> 5, 56 -> 6, 65 -> 6, 66 -> 7).
+    Sun: r / 5 when r ends in 5, else twice the Hokum figure (64 -> 12, 65 -> 13, 66 -> 14).
+    """
+    if contract == HOKUM:
+        return (raw + 4) // 10
+    if raw % 10 == 5:
+        return raw // 5
+    return 2 * ((raw + 4) // 10)
+
+
+def counting_team(caller: int, level: int) -> int:
+    """R7.1: the defenders, or in a doubled hand the opponents of whoever raised last.
+
+    Double and four are the defenders' raises (the callers count), three and gahwa the
+    callers' (the defenders count), so the level alone tells who raised last (R4.1).
+    """
+    callers = caller % 2
+    return callers if level in (2, 4) else 1 - callers
+
+
+@dataclass(frozen=True)
+class HandScore:
+    """What ``score_hand`` returns.
+
+    Attributes:
+        score: game points the hand adds to [team 0, team 1].
+        callers_won: whether the callers won the hand (R7.3, or by kaboot R7.6).
+        winner: the team that won the hand.
+        kaboot: whether one team took all 8 tricks.
+        game_points: [t0, t1] after the R7.2 conversion (before projects and baloot).
+        totals: [t0, t1] the R7.3 totals T (game points + scoring projects + baloot).
+        gahwa_winner: the team that won a gahwa hand, else None.
+    """
+
+    score: tuple[int, int]
+    callers_won: bool
+    winner: int
+    kaboot: bool
+    game_points: tuple[int, int]
+    totals: tuple[int, int]
+    gahwa_winner: int | None
+
+
+def _tie_winner(
+    contract: str, callers: int, counting: int, raw: Sequence[int], game_points: Sequence[int], rules: RuleConfig
+) -> int:
+    """Winner when both totals are equal (R7.3, or V5 "last_digit")."""
+    if rules.tie_rule == "last_digit":
+        digit = raw[counting] % 10
+        wins = (2 <= digit <= 5) if contract == HOKUM else (2 <= digit <= 4)
+        return counting if wins else 1 - counting
+    u = ROUNDING_UNIT[contract]
+    loss = [raw[t] - u * game_points[t] for t in (0, 1)]
+    if loss[0] == loss[1]:
+        return callers
+    return 0 if loss[0] > loss[1] else 1
+
+
+def score_hand(
+    contract: str,
+    caller: int,
+    level: int,
+    raw: Sequence[int],
+    tricks: Sequence[int],
+    projects: Sequence[Sequence[int]] = ((), ()),
+    baloot: Sequence[int] = (0, 0),
+    rules: RuleConfig = RuleConfig(),
+    match_score: Sequence[int] = (0, 0),
+) -> HandScore:
+    """Game points of one hand (R7).
+
+    Args:
+        contract: "hokum" or "sun".
+        caller: the caller's seat (0-3).
+        level: 1 plain, 2 double, 3 three, 4 four, 5 gahwa (R4.1).
+        raw: [t0, t1] card points with the last-trick bonus (R1.4).
+        tricks: [t0, t1] tricks taken (sum 8).
+        projects: per team, the values of its projects that score under R6.3 (a team that took
+            no trick scores none, R6.4, which is applied here too).
+        baloot: per team, 2 if one of its players held the baloot (R6.5), else 0.
+        rules: the variants (V5 tie rule, V8 baloot kept).
+        match_score: the match score before this hand; only a gahwa (R8.3) needs it.
+    """
+    if contract not in (HOKUM, SUN):
+        raise ValueError(f"contract must be 'hokum' or 'sun', got {contract!r}")
+    if caller not in (0, 1, 2, 3):
+        raise ValueError(f"caller must be a seat 0-3, got {caller!r}")
+    if level not in (1, 2, 3, 4, 5):
+        raise ValueError(f"level must be 1-5, got {level!r}")
+    if len(tricks) != 2 or sum(tricks) != 8 or min(tricks) < 0:
+        raise ValueError(f"tricks must be [t0, t1] summing to 8, got {list(tricks)}")
+    total_raw = 162 if contract == HOKUM else 130
+    if len(raw) != 2 or sum(raw) != total_raw or min(raw) < 0:
+        raise ValueError(f"raw must be [t0, t1] summing to {total_raw} in {contract}, got {list(raw)}")
+    callers = caller % 2
+    proj = [sum(projects[t]) if tricks[t] > 0 else 0 for t in (0, 1)]  # R6.4
+    bal = [int(b) for b in baloot]
+    all_projects = proj[0] + proj[1]
+    total = HAND_TOTAL[contract]
+
+    counting = counting_team(caller, level)
+    g = [0, 0]
+    g[counting] = convert_raw(raw[counting], contract)  # R7.2
+    g[1 - counting] = total - g[counting]
+    totals = [g[t] + proj[t] + bal[t] for t in (0, 1)]  # R7.3
+
+    kaboot_team = 0 if tricks[0] == 8 else 1 if tricks[1] == 8 else None
+    if kaboot_team is not None:  # R7.6
+        winner = kaboot_team
+    elif totals[callers] != totals[1 - callers]:
+        winner = callers if totals[callers] > totals[1 - callers] else 1 - callers
+    else:
+        winner = _tie_winner(contract, callers, counting, raw, g, rules)
+    kept = rules.baloot_kept  # V8: baloot outside every multiplication, always to its holder
+    own_bal = [0, 0] if kept else bal
+
+    score = [0, 0]
+    gahwa_winner = None
+    if level == GAHWA:  # R7.8, R8.3
+        gahwa_winner = winner
+        score[winner] = max(0, TARGET_SCORE - match_score[winner])
+    elif kaboot_team is not None:  # R7.6, R7.7: kaboot is multiplied in a doubled hand
+        score[winner] = (KABOOT_VALUE[contract] + all_projects + own_bal[winner]) * level
+    elif level > 1:  # R7.7
+        score[winner] = (total + all_projects + own_bal[winner]) * level
+    elif winner == callers:  # R7.4
+        score = [g[t] + proj[t] + own_bal[t] for t in (0, 1)]
+    else:  # R7.5
+        score[winner] = total + all_projects + own_bal[winner]
+    if kept:
+        score = [score[t] + bal[t] for t in (0, 1)]
+    return HandScore(
+        score=(score[0], score[1]),
+        callers_won=winner == callers,
+        winner=winner,
+        kaboot=kaboot_team is not None,
+        game_points=(g[0], g[1]),
+        totals=(totals[0], totals[1]),
+        gahwa_winner=gahwa_winner,
+    )
