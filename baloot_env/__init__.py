@@ -22,3 +22,8 @@ __all__ = [
     "StateError", "action_name", "card_name", "cards_of", "convert_raw", "mask_of",
     "parse_card", "parse_deal", "random_deal", "score_hand",
 ]  # fmt: skip
+
+from baloot_env.env import ENV_NAME, REWARD_SCALE, env, raw_env  # noqa: E402
+from baloot_env.observation import OBS_SIZE, OBS_VERSION  # noqa: E402
+
+__all__ += ["ENV_NAME", "OBS_SIZE", "OBS_VERSION", "REWARD_SCALE", "env", "raw_env"]

@@ -1,0 +1,238 @@
+"""PettingZoo AEC environment ``baloot_v0`` (RULES.md R11).
+
+Spec sheet
+----------
+Agents: ``player_0`` ... ``player_3`` (seats 0-3, R1.1); teams are seats {0, 2} and {1, 3}.
+Turn order follows the rules (bidding from the dealer's right, doubling by entitlement, tricks
+led by the last winner); ``agent_selection`` is always the seat the rules ask to act.
+
+Actions: ``Discrete(42)``, R9: 0-31 play that card, 32 pass, 33-36 hokum S/H/D/C, 37 sun,
+38-41 double/three/four/gahwa. An illegal action raises ``IllegalActionError`` naming the seat,
+the action and the legal ones (no silent penalty).
+
+Observations: ``{"observation": float32[OBS_SIZE], "action_mask": int8[42]}`` from the observing
+seat's point of view (``baloot_env.observation.PIECES``; the README table is generated from
+it). The mask is exact (R9) and all zeros for a seat not to act (R11.3).
+
+Rewards (partners equal, opponents the negative):
+  - ``reward="diff"`` (default): when a hand ends, (my team's hand score - theirs) / 44, where 44
+    is a Sun kaboot, so ordinary hands fall in [-1, 1]; doubled hands and a gahwa exceed it.
+  - ``reward="points"``: the same difference unscaled, in game points.
+  - ``reward="win"``: only at the episode's end, +1 / -1 / 0 for the hand (hand episode, by
+    the hand's score) or the match (match episode).
+  In match episodes ``match_bonus`` (default 1.0) is added (+ winner, - loser) when the match
+  ends, for the "diff" and "points" modes.
+
+Episodes: ``episode="hand"`` ends after one deal (a thrown-in deal ends it with all scores 0);
+``episode="match"`` plays R8 (target 152 or fixed hands, gahwa, the 99-deal cap).
+
+Arguments: ``env(episode="hand"|"match", rules=RuleConfig(), render_mode=None|"ansi"|"human",
+reward="diff"|"points"|"win", match_bonus=1.0)``. Reset: ``reset(seed=..., options={"deal": d})``
+plays deal ``d`` (R2.4); ``options={"deals": [d, ...]}`` supplies a match's deals in order, then
+deals come from the seed (R11.2). Infos: ``hand_result`` (R11.4) when a hand ends and
+``match_result`` (R11.5) when a match ends; an agent's info is cleared when that agent acts.
+
+Version history: v0, first release (OBS_VERSION 1, ACTION_VERSION 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from baloot_env.actions import NUM_ACTIONS
+from baloot_env.cards import NUM_SEATS
+from baloot_env.deal import Deal, parse_deal, random_deal
+from baloot_env.errors import BalootError
+from baloot_env.hand import HandState
+from baloot_env.match import MatchState
+from baloot_env.observation import OBS_SIZE, MatchContext, action_mask, encode
+from baloot_env.render import render_hand
+from baloot_env.rules import RuleConfig
+
+ENV_NAME = "baloot_v0"
+REWARD_SCALE = 44.0  # a Sun kaboot (R7.6): ordinary hands land in [-1, 1]
+REWARD_MODES = ("diff", "points", "win")
+EPISODES = ("hand", "match")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """``raw_env`` wrapped in PettingZoo's order enforcement (the usual classic-env factory)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
+    """Baloot for four agents; see the module docstring for the full spec."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": ENV_NAME, "is_parallelizable": False}
+
+    def __init__(
+        self,
+        episode: str = "hand",
+        rules: RuleConfig | None = None,
+        render_mode: str | None = None,
+        reward: str = "diff",
+        match_bonus: float = 1.0,
+    ):
+        super().__init__()
+        if episode not in EPISODES:
+            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if rules is not None and not isinstance(rules, RuleConfig):
+            raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+        self.episode = episode
+        self.rules = rules or RuleConfig()
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.match_bonus = float(match_bonus)
+        self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.hand: HandState | None = None
+        self.match: MatchState | None = None
+        self._pending_deals: list[Deal] = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode (R11.2). ``options``: ``deal`` or ``deals`` (R2.4)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"deal", "deals"})
+        if unknown:
+            # PettingZoo's api_test passes foreign options, so warn rather than refuse.
+            gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: 'deal', 'deals'")
+        deals: list[Deal] = []
+        if "deal" in options:
+            deals.append(parse_deal(options["deal"]))
+        if "deals" in options:
+            if not isinstance(options["deals"], (list, tuple)):
+                raise BalootError("options['deals'] must be a list of deals (R11.2)")
+            deals.extend(parse_deal(d) for d in options["deals"])
+        self._pending_deals = deals
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.match = MatchState(self.rules) if self.episode == "match" else None
+        self._start_hand()
+
+    def _next_deal(self) -> Deal:
+        if self._pending_deals:
+            return self._pending_deals.pop(0)
+        dealer = self.match.next_dealer() if self.match is not None else None
+        return random_deal(self._rng, dealer)  # R2.1: the first dealer comes from the seed
+
+    def _start_hand(self) -> None:
+        deal = self._next_deal()
+        if self.match is not None:
+            self.hand = self.match.start_hand(deal)
+        else:
+            self.hand = HandState(deal, self.rules)
+        self.agent_selection = self.possible_agents[self.hand.to_act]
+
+    # ------------------------------------------------------------------ observing
+    def _context(self) -> MatchContext:
+        m = self.match
+        if m is None:
+            return MatchContext()
+        left = max(self.rules.hands - m.hands_scored, 0) if self.rules.match == "hands" else 0
+        return MatchContext(self.rules.match, (m.score[0], m.score[1]), m.deals_played, left)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        return {"observation": encode(self.hand, seat, self._context()), "action_mask": action_mask(self.hand, seat)}
+
+    def state_view(self) -> HandState:
+        """The engine state (perfect information; for tools and search, not for agents)."""
+        return self.hand
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, np.integer):
+            action = int(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        self.hand.apply(action)  # raises IllegalActionError naming seat, action and legal ones
+        if self.hand.done:
+            self._end_hand()
+        else:
+            self.agent_selection = self.possible_agents[self.hand.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def _team_rewards(self, team0_value: float) -> None:
+        for a in self.agents:
+            sign = 1.0 if self._seat[a] % 2 == 0 else -1.0
+            self.rewards[a] += sign * team0_value
+
+    def _end_hand(self) -> None:
+        result = self.hand.result
+        info = result.to_info()
+        diff = result.score[0] - result.score[1]
+        if self.reward_mode == "diff":
+            self._team_rewards(diff / REWARD_SCALE)
+        elif self.reward_mode == "points":
+            self._team_rewards(float(diff))
+        for a in self.agents:
+            self.infos[a]["hand_result"] = info
+        if self.match is None:
+            if self.reward_mode == "win":
+                self._team_rewards(float(np.sign(diff)))
+            self.terminations = {a: True for a in self.agents}
+            return
+        self.match.end_hand()
+        mres = self.match.result
+        if mres is None:
+            self._start_hand()
+            return
+        if mres.winner is not None:
+            bonus = 1.0 if self.reward_mode == "win" else self.match_bonus
+            self._team_rewards(bonus if mres.winner == 0 else -bonus)
+        for a in self.agents:
+            self.infos[a]["match_result"] = mres.to_info()
+        self.terminations = {a: True for a in self.agents}
+
+    # ------------------------------------------------------------------ rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
+            return None
+        score = (self.match.score[0], self.match.score[1]) if self.match is not None else None
+        return render_hand(self.hand, score)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One command per job, on a fresh machine (README):
+#   bash run.sh main   set up .venv, then run the main job
+#   bash run.sh test   set up .venv, then run the test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PY=${PYTHON:-python3}
+
+setup() {
+  if [ ! -x .venv/bin/python ]; then
+    "$PY" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+    "$PY" -m venv .venv
+  fi
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e ".[dev,eval]"
+}
+
+case "${1:-}" in
+  main)
+    setup
+    shift
+    .venv/bin/python -m baloot_env.demo "$@"
+    ;;
+  test)
+    setup
+    shift
+    .venv/bin/python -m pytest -q -n 2 "$@"
+    ;;
+  *)
+    echo "usage: bash run.sh main|test [extra args]" >&2
+    exit 2
+    ;;
+esac

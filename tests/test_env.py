@@ -1,0 +1,310 @@
+"""The PettingZoo environment baloot_v0 (R11): API, seeding, observations, rewards, infos."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from baloot_env import IllegalActionError, RuleConfig, env, raw_env
+from baloot_env.deal import random_deal
+from baloot_env.hand import HandState
+from baloot_env.observation import OBS_SIZE, PIECES, action_mask, encode, piece_slice
+
+SUN_DEAL = {  # seat 1 (dealer's right) says sun at once
+    "dealer": 0,
+    "hands": [["7S", "8S", "9S", "7H", "8H"], ["AS", "AH", "AD", "AC", "TS"], ["9H", "7D", "8D", "9D", "7C"],
+              ["8C", "9C", "JS", "QS", "KS"]],
+    "turned": "TH",
+    "stock": ["TD", "TC", "JH", "JD", "JC", "QH", "QD", "QC", "KH", "KD", "KC"],
+}  # fmt: skip
+
+
+def play_out(e, rng: random.Random, max_steps: int = 100_000):
+    """Drive an env with random legal actions; returns the last infos seen per agent."""
+    infos = {}
+    for agent in e.agent_iter(max_steps):
+        obs, reward, term, trunc, info = e.last()
+        if info:
+            infos[agent] = info
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    return infos
+
+
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_pettingzoo_api_test(episode):
+    api_test(env(episode=episode), num_cycles=300)
+
+
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_pettingzoo_seed_test(episode):
+    seed_test(lambda: env(episode=episode), num_cycles=300)
+
+
+def test_metadata_and_spaces():
+    e = env()
+    assert e.metadata["name"] == "baloot_v0"
+    e.reset(seed=0)
+    for a in e.possible_agents:
+        assert e.action_space(a).n == 42
+        assert e.observation_space(a)["observation"].shape == (OBS_SIZE,)
+    assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]  # R1.1
+
+
+def test_same_seed_same_games():
+    def trace(seed):
+        e = env(episode="match")
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        out = []
+        for agent in e.agent_iter(3000):
+            obs, r, term, trunc, _ = e.last()
+            out.append((agent, float(r), obs["observation"].sum()))
+            e.step(None if term else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        return out
+
+    assert trace(7) == trace(7)
+    assert trace(7) != trace(8)
+
+
+def test_pickle_round_trip_mid_hand():
+    e = env(episode="match")
+    e.reset(seed=5)
+    rng = random.Random(0)
+    for _ in range(23):
+        obs, *_ = e.last()
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    e2 = pickle.loads(pickle.dumps(e))
+    assert e2.agent_selection == e.agent_selection
+    o1, o2 = e.observe(e.agent_selection), e2.observe(e2.agent_selection)
+    np.testing.assert_array_equal(o1["observation"], o2["observation"])
+    np.testing.assert_array_equal(o1["action_mask"], o2["action_mask"])
+    # both continue identically
+    r1, r2 = random.Random(1), random.Random(1)
+    assert play_out(e, r1) == play_out(e2, r2)
+
+
+def test_mask_is_exact_and_zero_for_others():
+    """R9, R11.3: the acting seat's mask equals the engine's legal actions; others are zeros."""
+    e = env(episode="match")
+    e.reset(seed=11)
+    rng = random.Random(11)
+    checked = 0
+    for agent in e.agent_iter(2000):
+        obs, _, term, _, _ = e.last()
+        if term:
+            e.step(None)
+            continue
+        hand = e.unwrapped.hand
+        assert sorted(np.flatnonzero(obs["action_mask"]).tolist()) == hand.legal_actions()
+        for other in e.possible_agents:
+            if other != agent:
+                assert not e.observe(other)["action_mask"].any()
+        checked += 1
+        e.step(rng.choice(hand.legal_actions()))
+    assert checked > 100
+
+
+def test_illegal_action_raises_with_seat_and_legal_list():
+    e = env()
+    e.reset(options={"deal": SUN_DEAL})
+    assert e.agent_selection == "player_1"
+    with pytest.raises(IllegalActionError, match=r"seat 1 may not play double .*legal: \['pass', 'hokum_H', 'sun'\]"):
+        e.step(38)
+    with pytest.raises(IllegalActionError):
+        e.step(0)  # a card during bidding
+
+
+def test_fixed_deal_is_played_and_hand_result_info():
+    """R11.2, R11.4: the given deal is played; every agent gets hand_result at the end."""
+    e = env()
+    e.reset(options={"deal": SUN_DEAL})
+    obs = e.observe("player_1")["observation"]
+    hand = obs[piece_slice("hand")]
+    assert sorted(np.flatnonzero(hand).tolist()) == sorted([31, 15, 23, 7, 3])  # AS AH AD AC TS ids
+    e.step(37)  # seat 1 says sun: R3.2 ends calling at once
+    infos = play_out(e, random.Random(3))
+    assert set(infos) == set(e.possible_agents)
+    res = infos["player_0"]["hand_result"]
+    assert res["contract"] == "sun" and res["caller"] == 1 and res["trump"] is None
+    assert sum(res["raw"]) == 130 and sum(res["tricks"]) == 8
+    assert set(res) >= {"contract", "trump", "caller", "level", "raw", "tricks", "projects", "baloot", "kaboot",
+                        "callers_won", "score", "gahwa_winner"}  # fmt: skip
+
+
+def test_rewards_partners_equal_opponents_negative():
+    for seed in range(30):
+        e = env()
+        e.reset(seed=seed)
+        totals = dict.fromkeys(e.possible_agents, 0.0)
+        rng = random.Random(seed)
+        result = None
+        for agent in e.agent_iter():
+            obs, r, term, _, info = e.last()
+            totals[agent] += r
+            result = info.get("hand_result", result)
+            e.step(None if term else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        diff = (result["score"][0] - result["score"][1]) / 44.0
+        assert totals["player_0"] == pytest.approx(diff) == totals["player_2"]
+        assert totals["player_1"] == pytest.approx(-diff) == totals["player_3"]
+
+
+def test_losing_team_receives_its_negative_reward():
+    """The last decision of a lost hand still reaches the losers through last()."""
+    seen_negative = False
+    for seed in range(40):
+        e = env()
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        final = {}
+        for agent in e.agent_iter():
+            obs, r, term, _, info = e.last()
+            if term:
+                final[agent] = r
+                e.step(None)
+                continue
+            e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        if "hand_result" in info and info["hand_result"]["contract"] is not None:
+            assert len(final) == 4
+            seen_negative |= min(final.values()) < 0
+    assert seen_negative
+
+
+def test_match_episode_ends_with_match_result_and_bonus():
+    e = env(episode="match", reward="points", match_bonus=10.0)
+    e.reset(seed=2)
+    rng = random.Random(2)
+    total0 = 0.0
+    info_end = None
+    for agent in e.agent_iter():
+        obs, r, term, _, info = e.last()
+        if agent == "player_0":
+            total0 += r
+        if term:
+            info_end = info
+            e.step(None)
+            continue
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    mres = info_end["match_result"]
+    score = mres["score"]
+    bonus = 0 if mres["winner"] is None else (10.0 if mres["winner"] == 0 else -10.0)
+    assert total0 == pytest.approx(score[0] - score[1] + bonus)
+
+
+def test_match_deals_option_and_dealer_rotation():
+    """R11.2: the supplied deals come first with their dealers; then R2.1 rotation from the seed."""
+    rng = random.Random(0)
+    deals = [random_deal(rng, dealer=2).to_dict(), random_deal(rng, dealer=2).to_dict()]
+    e = env(episode="match")
+    e.reset(seed=1, options={"deals": deals})
+    dealers = []
+    prng = random.Random(1)
+    last_hand = None
+    for agent in e.agent_iter(5000):
+        hand = e.unwrapped.hand
+        if hand is not last_hand:
+            dealers.append(hand.dealer)
+            last_hand = hand
+        obs, _, term, _, _ = e.last()
+        e.step(None if term else prng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert dealers[:2] == [2, 2]
+    if len(dealers) > 2:
+        assert dealers[2] == (2 + 3) % 4  # R2.1: the deal moves left
+        for a, b in zip(dealers[2:], dealers[3:], strict=False):
+            assert b == (a + 3) % 4
+
+
+def _states(n_states: int, seed: int):
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n_states:
+        s = HandState(random_deal(rng))
+        steps = rng.randrange(45)
+        while not s.done and len(s.history) < steps:
+            s.apply(rng.choice(s.legal_actions()))
+        if not s.done:
+            out.append(s)
+    return out
+
+
+def test_hidden_cards_never_leak():
+    """Two states that differ only in the other seats' hidden cards give the same observation."""
+    rng = random.Random(99)
+    checked = 0
+    for s in _states(300, 4):
+        seat = s.to_act
+        others = [x for x in range(4) if x != seat]
+        a, b = rng.sample(others, 2)
+        # swap one hidden card of seat a with one of seat b, in the current hands and in the deal
+        ca = [c for c in range(32) if s.hands[a] >> c & 1]
+        cb = [c for c in range(32) if s.hands[b] >> c & 1]
+        if not ca or not cb:
+            continue
+        x, y = rng.choice(ca), rng.choice(cb)
+        t = s.clone()
+        t.hands = s.hands[:]
+        t.hands[a] ^= (1 << x) | (1 << y)
+        t.hands[b] ^= (1 << x) | (1 << y)
+        np.testing.assert_array_equal(encode(s, seat), encode(t, seat))
+        assert encode(s, a)[piece_slice("hand")].tolist() != encode(t, a)[piece_slice("hand")].tolist()
+        checked += 1
+    assert checked > 200
+
+
+def test_observation_is_relative_per_seat():
+    """Every seat sees itself as 'me': dealer, caller and played cards rotate with the seat."""
+    for s in _states(200, 5):
+        for seat in range(4):
+            o = encode(s, seat)
+            assert o[piece_slice("dealer")].tolist().index(1.0) == (s.dealer - seat) % 4
+            assert np.flatnonzero(o[piece_slice("hand")]).tolist() == [c for c in range(32) if s.hands[seat] >> c & 1]
+            for rel, name in enumerate(["played_me", "played_next", "played_partner", "played_previous"]):
+                want = [c for c in range(32) if s.played_by[(seat + rel) % 4] >> c & 1]
+                assert np.flatnonzero(o[piece_slice(name)]).tolist() == want
+            if s.contract is not None:
+                assert o[piece_slice("caller")].tolist().index(1.0) == (s.caller - seat) % 4
+            assert o.min() >= 0.0 and o.max() <= 1.0
+
+
+def test_observation_pieces_cover_vector():
+    assert sum(p.size for p in PIECES) == OBS_SIZE
+    assert len({p.name for p in PIECES}) == len(PIECES)
+
+
+def test_action_mask_all_zero_when_done():
+    s = _states(1, 0)[0]
+    while not s.done:
+        s.apply(s.legal_actions()[0])
+    assert not action_mask(s, 0).any()
+
+
+def test_render_ansi_shows_contract_and_scores():
+    e = raw_env(render_mode="ansi")
+    e.reset(options={"deal": SUN_DEAL})
+    e.step(37)
+    text = e.render()
+    assert "SUN by seat 1" in text and "dealer 0" in text and "AS" in text
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="episode"):
+        raw_env(episode="set")
+    with pytest.raises(ValueError, match="reward"):
+        raw_env(reward="elo")
+    with pytest.raises(ValueError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+    bad = dict(SUN_DEAL, turned="AS")
+    with pytest.raises(ValueError, match="appears twice"):
+        raw_env().reset(options={"deal": bad})
+
+
+def test_rule_config_is_used():
+    e = env(rules=RuleConfig(doubling=False))
+    e.reset(seed=0)
+    assert e.unwrapped.rules.doubling is False
