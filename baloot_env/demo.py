@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     for h in range(args.hands):
         e.reset(seed=args.seed + h)
         result = None
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, info = e.last()
             result = info.get("hand_result", result)
             if term or trunc:

@@ -10,13 +10,14 @@ change; checkpoints and exports carry it and refuse a mismatch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from baloot_env.actions import PASS, SUN_ACTION
-from baloot_env.cards import NUM_SEATS, SUIT_MASKS, mask_of
+from baloot_env.cards import SUIT_MASKS, mask_of
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
-from baloot_env.projects import FIFTY, FOUR_HUNDRED, HUNDRED, SIRA
+from baloot_env.projects import FIFTY, FOUR_HUNDRED, HUNDRED, SIRA, Project
 from baloot_env.rules import MAX_DEALS, TARGET_SCORE
 
 OBS_VERSION = 1
@@ -68,12 +69,12 @@ OTHER_PIECES = (
     Piece("voids", 16, "per relative seat, suits S H D C it is known to lack (R5.2, R5.4)"),
     Piece("project_kinds", 16, "per relative seat, counts/2 of sira, fifty, hundred, four hundred (mine always, others once public)"),
     Piece("baloot", 4, "one-hot relative seat that announced the baloot (R6.5)"),
+    Piece("match_mode", 3, "one-hot: single hand episode, target 152 (R8.1), fixed hands (R8.2)"),
     Piece("tricks_won", 2, "tricks won / 8: my team, their team"),
     Piece("raw_points", 2, "raw card points won / 162: my team, their team"),
     Piece("trick_number", 1, "completed tricks / 8"),
     Piece("match_score", 2, "match score / 152, capped at 1: my team, their team"),
     Piece("deals_played", 1, "deals played in this match / 99 (R8.4)"),
-    Piece("match_mode", 3, "one-hot: single hand episode, target 152 (R8.1), fixed hands (R8.2)"),
     Piece("hands_left", 1, "in hands mode, scored hands still to play / 11"),
 )
 PIECES = CARD_PIECES + OTHER_PIECES
@@ -120,89 +121,105 @@ class MatchContext:
     hands_left: int = 0
 
 
-def _bid_column(action: int) -> int:
-    return 0 if action == PASS else 5 if action == SUN_ACTION else action - 32  # hokum 33-36 -> 1-4
+@lru_cache(maxsize=4096)
+def _project_mask(project: Project) -> int:
+    return mask_of(project.cards)
+
+
+_O = _OFFSETS  # short alias for the fixed offsets below
+_O_PHASE, _O_DEALER, _O_ROUND = _O["phase"], _O["dealer"], _O["bid_round"]
+_O_BIDS = (0, _O["bids_round_1"], _O["bids_round_2"])
+_O_DOUBLING, _O_CONTRACT, _O_TRUMP = _O["doubling_calls"], _O["contract"], _O["trump"]
+_O_CALLER, _O_LEVEL, _O_RAISER = _O["caller"], _O["level"], _O["last_raiser"]
+_O_LEADER, _O_WINNING, _O_VOIDS = _O["trick_leader"], _O["trick_winning"], _O["voids"]
+_O_KINDS, _O_BALOOT, _O_TRICKS = _O["project_kinds"], _O["baloot"], _O["tricks_won"]
+_O_RAW, _O_TRICKNO, _O_SCORE = _O["raw_points"], _O["trick_number"], _O["match_score"]
+_O_DEALS, _O_MODE, _O_LEFT = _O["deals_played"], _O["match_mode"], _O["hands_left"]
+if not (_O["hands_left"] == OBS_SIZE - 1 and _O["tricks_won"] == OBS_SIZE - 9):
+    raise RuntimeError("the scalar pieces must close the vector: encode() writes them as one tail")
+_MODES = {"hand": 0, "target": 1, "hands": 2}
+_VOID_INDEX = tuple(tuple(s for s in range(4) if bits >> s & 1) for bits in range(16))
 
 
 def encode(state: HandState, seat: int, match: MatchContext | None = None) -> np.ndarray:
-    """The observation of ``seat`` (float32, length ``OBS_SIZE``); only what the seat may know."""
-    match = match or MatchContext()
-    rel = [(seat + i) % NUM_SEATS for i in range(NUM_SEATS)]  # relative index -> absolute seat
-    trump = state.trump
-    masks = np.zeros(len(CARD_PIECES), dtype="<u4")
-    masks[0] = state.hands[seat]
-    masks[1] = 1 << state.deal.turned
+    """The observation of ``seat`` (float32, length ``OBS_SIZE``); only what the seat may know.
+
+    Written for speed (it runs once per decision): card sets are unpacked from bit masks in
+    one call and every one-hot entry is collected into one index list.
+    """
+    match = match or _DEFAULT_CONTEXT
+    played, no_trumps, projects = state.played_by, state.no_trumps, state.projects
+    trick_cards = state.trick_cards
+    public = [True, False, False, False]
+    masks = [state.hands[seat], 1 << state.deal.turned, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    started = bool(state.tricks)
     for i in range(4):
-        s = rel[i]
-        masks[2 + i] = state.played_by[s]
-        masks[9 + i] = state.no_trumps[s]
-        if i == 0 or state.projects_public(s):
-            masks[13 + i] = mask_of(c for p in state.projects[s] for c in p.cards)
-    for j, c in enumerate(state.trick_cards):
+        s = (seat + i) & 3
+        masks[2 + i] = played[s]
+        masks[9 + i] = no_trumps[s]
+        if i == 0 or started or s in state.trick_seats:  # R6.2
+            public[i] = True
+            m = 0
+            for p in projects[s]:
+                m |= _project_mask(p)
+            masks[13 + i] = m
+    for j, c in enumerate(trick_cards):
         masks[6 + j] = 1 << c
-    out = np.empty(OBS_SIZE, dtype=np.float32)
-    out[:_CARD_BLOCK] = np.unpackbits(masks.view(np.uint8), bitorder="little")
-    o = out[_CARD_BLOCK:]
-    o[:] = 0.0
-    base = -_CARD_BLOCK
-
-    def at(name: str) -> int:
-        return _OFFSETS[name] + base
-
-    o[at("phase") + _PHASE_INDEX[state.phase]] = 1.0
-    o[at("dealer") + (state.dealer - seat) % 4] = 1.0
-    o[at("bid_round") + state.bid_round - 1] = 1.0
-    b1, b2 = at("bids_round_1"), at("bids_round_2")
+    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    out[:_CARD_BLOCK] = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little")
+    idx = [_O_PHASE + _PHASE_INDEX[state.phase], _O_DEALER + ((state.dealer - seat) & 3), _O_ROUND + state.bid_round - 1]
     for rnd, s, a in state.bids:
-        o[(b1 if rnd == 1 else b2) + 6 * ((s - seat) % 4) + _bid_column(a)] = 1.0
-    dc = at("doubling_calls")
+        idx.append(_O_BIDS[rnd] + 6 * ((s - seat) & 3) + (0 if a == PASS else 5 if a == SUN_ACTION else a - 32))
     for s, a in state.doubling_calls:
-        o[dc + 5 * ((s - seat) % 4) + (0 if a == PASS else a - 37)] = 1.0
+        idx.append(_O_DOUBLING + 5 * ((s - seat) & 3) + (0 if a == PASS else a - 37))
     if state.contract is not None:
-        o[at("contract") + (0 if state.contract == "hokum" else 1)] = 1.0
-        o[at("caller") + (state.caller - seat) % 4] = 1.0
-        if trump >= 0:
-            o[at("trump") + trump] = 1.0
-        o[at("level") + state.level - 1] = 1.0
+        idx.append(_O_CONTRACT + (0 if state.contract == "hokum" else 1))
+        idx.append(_O_CALLER + ((state.caller - seat) & 3))
+        if state.trump >= 0:
+            idx.append(_O_TRUMP + state.trump)
+        idx.append(_O_LEVEL + state.level - 1)
         if state.last_raiser >= 0:
-            o[at("last_raiser") + (state.last_raiser - seat) % 4] = 1.0
-    if state.trick_seats:
-        o[at("trick_leader") + (state.trick_seats[0] - seat) % 4] = 1.0
-        o[at("trick_winning") + (state.trick_winner - seat) % 4] = 1.0
-    v, pk = at("voids"), at("project_kinds")
+            idx.append(_O_RAISER + ((state.last_raiser - seat) & 3))
+    if trick_cards:
+        idx.append(_O_LEADER + ((state.trick_seats[0] - seat) & 3))
+        idx.append(_O_WINNING + ((state.trick_winner - seat) & 3))
+    voids = state.voids
     for i in range(4):
-        s = rel[i]
-        bits = state.voids[s]
-        for suit in range(4):
-            if bits >> suit & 1:
-                o[v + 4 * i + suit] = 1.0
-        if i == 0 or state.projects_public(s):
-            for p in state.projects[s]:
-                o[pk + 4 * i + _KIND_INDEX[p.kind]] += 0.5
+        s = (seat + i) & 3
+        for suit in _VOID_INDEX[voids[s]]:
+            idx.append(_O_VOIDS + 4 * i + suit)
     if state.baloot_announced:
-        o[at("baloot") + (state.baloot_seat - seat) % 4] = 1.0
-    my, their = seat % 2, 1 - seat % 2
-    t = at("tricks_won")
-    o[t], o[t + 1] = state.tricks_won[my] / 8.0, state.tricks_won[their] / 8.0
-    r = at("raw_points")
-    o[r], o[r + 1] = state.raw[my] / 162.0, state.raw[their] / 162.0
-    o[at("trick_number")] = len(state.tricks) / 8.0
-    m = at("match_score")
-    o[m] = min(match.score[my] / TARGET_SCORE, 1.0)
-    o[m + 1] = min(match.score[their] / TARGET_SCORE, 1.0)
-    o[at("deals_played")] = min(match.deals_played / MAX_DEALS, 1.0)
-    o[at("match_mode") + ("hand", "target", "hands").index(match.mode)] = 1.0
-    o[at("hands_left")] = match.hands_left / 11.0
+        idx.append(_O_BALOOT + ((state.baloot_seat - seat) & 3))
+    idx.append(_O_MODE + _MODES[match.mode])
+    out[idx] = 1.0
+    for i in range(4):
+        if public[i]:
+            for p in projects[(seat + i) & 3]:
+                out[_O_KINDS + 4 * i + _KIND_INDEX[p.kind]] += 0.5
+    my, their = seat & 1, 1 - (seat & 1)
+    score = match.score
+    out[_O_TRICKS:] = (  # the scalar tail, in PIECES order
+        state.tricks_won[my] / 8.0,
+        state.tricks_won[their] / 8.0,
+        state.raw[my] / 162.0,
+        state.raw[their] / 162.0,
+        len(state.tricks) / 8.0,
+        min(score[my] / TARGET_SCORE, 1.0),
+        min(score[their] / TARGET_SCORE, 1.0),
+        min(match.deals_played / MAX_DEALS, 1.0),
+        match.hands_left / 11.0,
+    )
     return out
 
 
+_DEFAULT_CONTEXT = MatchContext()
 def action_mask(state: HandState, seat: int) -> np.ndarray:
     """int8[42]: the legal actions of ``seat`` now (R9, R11.3); zeros when it is not to act."""
-    out = np.zeros(42, dtype=np.int8)
-    if state.to_act == seat:
-        legal = state.legal_mask()
-        out[:] = np.unpackbits(np.array([legal], dtype="<u8").view(np.uint8), bitorder="little")[:42]
-    return out
+    if state.to_act != seat:
+        return np.zeros(42, dtype=np.int8)
+    legal = state.legal_mask()
+    bits = np.unpackbits(np.frombuffer(legal.to_bytes(6, "little"), dtype=np.uint8), bitorder="little")
+    return bits[:42].view(np.int8)
 
 
 SUIT_BITS = SUIT_MASKS  # re-exported for decoders in tests

@@ -206,7 +206,7 @@ def test_match_deals_option_and_dealer_rotation():
     dealers = []
     prng = random.Random(1)
     last_hand = None
-    for agent in e.agent_iter(5000):
+    for _agent in e.agent_iter(5000):
         hand = e.unwrapped.hand
         if hand is not last_hand:
             dealers.append(hand.dealer)
