@@ -51,7 +51,7 @@ from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import BalootError
 from baloot_env.hand import HandState
 from baloot_env.match import MatchState
-from baloot_env.observation import OBS_SIZE, MatchContext, action_mask, encode
+from baloot_env.observation import OBS_SIZE, action_mask, encode, match_context
 from baloot_env.render import render_hand
 from baloot_env.rules import RuleConfig
 
@@ -158,16 +158,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.agent_selection = self.possible_agents[self.hand.to_act]
 
     # ------------------------------------------------------------------ observing
-    def _context(self) -> MatchContext:
-        m = self.match
-        if m is None:
-            return MatchContext()
-        left = max(self.rules.hands - m.hands_scored, 0) if self.rules.match == "hands" else 0
-        return MatchContext(self.rules.match, (m.score[0], m.score[1]), m.deals_played, left)
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        return {"observation": encode(self.hand, seat, self._context()), "action_mask": action_mask(self.hand, seat)}
+        return {"observation": encode(self.hand, seat, match_context(self.match)), "action_mask": action_mask(self.hand, seat)}
 
     def state_view(self) -> HandState:
         """The engine state (perfect information; for tools and search, not for agents)."""

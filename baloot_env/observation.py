@@ -17,6 +17,7 @@ import numpy as np
 from baloot_env.actions import PASS, SUN_ACTION
 from baloot_env.cards import SUIT_MASKS, mask_of
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
+from baloot_env.match import MatchState
 from baloot_env.projects import FIFTY, FOUR_HUNDRED, HUNDRED, SIRA, Project
 from baloot_env.rules import MAX_DEALS, TARGET_SCORE
 
@@ -213,6 +214,15 @@ def encode(state: HandState, seat: int, match: MatchContext | None = None) -> np
 
 
 _DEFAULT_CONTEXT = MatchContext()
+
+
+def match_context(match: MatchState | None) -> MatchContext:
+    """The ``MatchContext`` of a live match (None: a single-hand episode)."""
+    if match is None:
+        return _DEFAULT_CONTEXT
+    rules = match.rules
+    left = max(rules.hands - match.hands_scored, 0) if rules.match == "hands" else 0
+    return MatchContext(rules.match, (match.score[0], match.score[1]), match.deals_played, left)
 def action_mask(state: HandState, seat: int) -> np.ndarray:
     """int8[42]: the legal actions of ``seat`` now (R9, R11.3); zeros when it is not to act."""
     if state.to_act != seat:
