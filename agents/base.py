@@ -1,0 +1,231 @@
+"""The agent interface: what a seat may know (``PlayerView``) and how an agent answers (``Agent``).
+
+Evaluation, self-play and play against humans all drive agents through this one interface.
+A ``PlayerView`` holds only what the seat may know under the rules: its own cards, the turned
+card (R2.2), every call (R3, R4), every card played (R5), what the play has shown (voids and
+missing trumps, R5.2, R5.4), projects once public (R6.2), the baloot once announced (R6.5) and
+the scores. The cards of the other seats and the stock are never copied into it.
+
+Legality comes from one place, ``HandState.legal_mask()`` (R9); the view copies that mask.
+"""
+
+from __future__ import annotations
+
+import abc
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from baloot_env.actions import NUM_ACTIONS
+from baloot_env.cards import NUM_SEATS, cards_of
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from baloot_env.hand import HandState
+    from baloot_env.projects import Project
+
+
+class StaleViewError(RuntimeError):
+    """``PlayerView.observation()`` was asked after the hand had moved on."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PlayerView:
+    """What seat ``seat`` may know at its turn (or at any moment, for observers).
+
+    Cards are ids and sets of cards are 32-bit masks (R1.2); actions are R9 ids; trump is -1
+    in Sun or before the contract; caller is -1 before the contract.
+
+    Attributes:
+        seat: the seat this view belongs to.
+        phase: "bidding", "doubling", "play" or "done".
+        to_act: the seat whose turn it is (-1 when the hand is over).
+        dealer: the dealer (R2.1).
+        hand: the seat's current cards (mask).
+        full_hand: the seat's 8 cards after the deal (R2.3); 0 before the contract.
+        legal_mask: bit ``a`` set iff action ``a`` is legal for this seat now (0 if not its turn).
+        turned: the turned card (R2.2).
+        bid_round: 1 or 2 (R3.1, R3.4).
+        bids: (round, seat, action) of every call so far.
+        doubling_calls: (seat, action) of every doubling call so far (R4).
+        contract: "hokum", "sun" or None.
+        trump, caller, level: the contract's trump suit, caller and level (R4.1).
+        trick_seats, trick_cards: the trick so far, in play order.
+        trick_winner: the seat winning the trick so far (-1 before its first card).
+        tricks: completed tricks as (leader, cards, winner).
+        played_by: per seat, the cards it has played (mask).
+        voids: per seat, suit bits it has shown it lacks (R5.2, R5.4).
+        no_trumps: per seat, trumps it cannot hold (R5.2, R5.4).
+        projects: per seat, its declared projects when public (R6.2) or the seat's own.
+        baloot_seat: the seat holding the baloot when announced (R6.5) or when it is this seat.
+        tricks_won, raw: per team.
+        match_score: the match score before this hand (R8).
+    """
+
+    seat: int
+    phase: str
+    to_act: int
+    dealer: int
+    hand: int
+    full_hand: int
+    legal_mask: int
+    turned: int
+    bid_round: int
+    bids: tuple[tuple[int, int, int], ...]
+    doubling_calls: tuple[tuple[int, int], ...]
+    contract: str | None
+    trump: int
+    caller: int
+    level: int
+    trick_seats: tuple[int, ...]
+    trick_cards: tuple[int, ...]
+    trick_winner: int
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
+    played_by: tuple[int, ...]
+    voids: tuple[int, ...]
+    no_trumps: tuple[int, ...]
+    projects: tuple[tuple[Project, ...], ...]
+    baloot_seat: int
+    tricks_won: tuple[int, int]
+    raw: tuple[int, int]
+    match_score: tuple[int, int]
+    # Private: the state and its step, kept only so that observation() can call the
+    # environment's encoder (which is itself tested not to leak hidden cards).
+    _state: Any = field(default=None, repr=False)
+    _step: int = field(default=-1, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_state(cls, state: HandState, seat: int, match_score: tuple[int, int] | None = None) -> PlayerView:
+        """Build the view of ``seat`` from a live ``HandState``.
+
+        Args:
+            state: the hand.
+            seat: the seat whose knowledge to copy (0-3).
+            match_score: the match score; defaults to ``state.match_score``.
+        """
+        if not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"seat must be 0-3, got {seat!r}")
+        projects = tuple(
+            tuple(state.projects[s]) if s == seat or state.projects_public(s) else () for s in range(NUM_SEATS)
+        )  # R6.2
+        bs = state.baloot_seat
+        baloot_seat = bs if bs >= 0 and (state.baloot_announced or bs == seat) else -1  # R6.5
+        return cls(
+            seat=seat,
+            phase=state.phase,
+            to_act=state.to_act,
+            dealer=state.dealer,
+            hand=state.hands[seat],
+            full_hand=state.full_hands[seat],
+            legal_mask=state.legal_mask() if state.to_act == seat else 0,
+            turned=state.deal.turned,
+            bid_round=state.bid_round,
+            bids=tuple(state.bids),
+            doubling_calls=tuple(state.doubling_calls),
+            contract=state.contract,
+            trump=state.trump,
+            caller=state.caller,
+            level=state.level,
+            trick_seats=tuple(state.trick_seats),
+            trick_cards=tuple(state.trick_cards),
+            trick_winner=state.trick_winner,
+            tricks=tuple(state.tricks),
+            played_by=tuple(state.played_by),
+            voids=tuple(state.voids),
+            no_trumps=tuple(state.no_trumps),
+            projects=projects,
+            baloot_seat=baloot_seat,
+            tricks_won=(state.tricks_won[0], state.tricks_won[1]),
+            raw=(state.raw[0], state.raw[1]),
+            match_score=tuple(match_score) if match_score is not None else state.match_score,
+            _state=state,
+            _step=len(state.history),
+        )
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def legal_actions(self) -> list[int]:
+        """Legal action ids, ascending (R9)."""
+        return cards_of(self.legal_mask)
+
+    @property
+    def hand_cards(self) -> list[int]:
+        """The seat's current cards, ascending ids."""
+        return cards_of(self.hand)
+
+    @property
+    def team(self) -> int:
+        """The seat's team (R1.1)."""
+        return self.seat % 2
+
+    @property
+    def partner(self) -> int:
+        return (self.seat + 2) % NUM_SEATS
+
+    def public_fields(self) -> dict[str, Any]:
+        """Every public attribute as a dict (tests compare views with it)."""
+        return {name: getattr(self, name) for name in self.__dataclass_fields__ if not name.startswith("_")}
+
+    def action_mask(self) -> np.ndarray:
+        """The int8 mask of length 42 (R9, R11.3), from the same legal mask."""
+        import numpy as np
+
+        m = self.legal_mask
+        return np.array([(m >> a) & 1 for a in range(NUM_ACTIONS)], dtype=np.int8)
+
+    def observation(self) -> Any:
+        """The environment's observation of this seat (``baloot_env.observation.encode``).
+
+        Computed lazily and cached; it must be asked for before the hand moves on.
+
+        Raises:
+            StaleViewError: when the hand has changed since the view was built.
+        """
+        if "obs" not in self._cache:
+            state = self._state
+            if state is None or len(state.history) != self._step:
+                raise StaleViewError(
+                    f"the view of seat {self.seat} was built at step {self._step}; the hand has moved on"
+                )
+            from baloot_env.observation import encode  # the lead's module; imported only when used
+
+            self._cache["obs"] = encode(state, self.seat)
+        return self._cache["obs"]
+
+
+class Agent(abc.ABC):
+    """A player: given a ``PlayerView`` at its turn, return a legal action id (R9).
+
+    Randomness comes only from ``reset(seed)``: the same seed gives the same actions.
+    Agents may be asked to act for any seat; they keep no state between calls that the view
+    does not hold, except their random generator.
+
+    Attributes:
+        name: a short label used in reports.
+        deterministic: True when the actions do not depend on the seed.
+    """
+
+    name: str = "agent"
+    deterministic: bool = False
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def reset(self, seed: int) -> None:
+        """Re-seed; called by the evaluator before every hand."""
+        self.rng = random.Random(seed)
+
+    @abc.abstractmethod
+    def act(self, view: PlayerView) -> int:
+        """A legal action for ``view.seat`` (``view.legal_mask`` bit set)."""
+
+    def act_batch(self, views: Sequence[PlayerView]) -> list[int]:
+        """Actions for several views at once; agents that can batch (networks) override it."""
+        return [self.act(v) for v in views]
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-ready description for reports."""
+        return {"agent": self.name}

@@ -1,0 +1,97 @@
+"""Agents by name: ``make_agent("random" | "heuristic" | PATH, seed)``.
+
+A PATH names an *agent spec file*, JSON ``{"agent": "heuristic", "params": {...}}`` (the
+params of that agent, e.g. ``HeuristicConfig`` fields). Trained policy bundles come with a
+later issue (``agents.load_policy``); until then a path that is not a spec file is refused.
+Every failure raises ``AgentSpecError`` with a message saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from agents.base import Agent
+from agents.heuristic import HeuristicAgent, HeuristicConfig, HeuristicConfigError
+from agents.random_agent import RandomAgent
+
+
+class AgentSpecError(ValueError):
+    """An agent name or file that cannot be turned into an agent."""
+
+
+def _make_random(seed: int, params: dict[str, Any]) -> Agent:
+    if params:
+        raise AgentSpecError(f"agent 'random' takes no params, got {sorted(params)}")
+    return RandomAgent(seed)
+
+
+def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
+    try:
+        return HeuristicAgent(seed, HeuristicConfig.from_dict(params))
+    except HeuristicConfigError as e:
+        raise AgentSpecError(str(e)) from None
+
+
+AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
+    "random": _make_random,
+    "heuristic": _make_heuristic,
+}
+
+
+def known_agents() -> list[str]:
+    """Names accepted by ``make_agent`` besides paths."""
+    return sorted(AGENTS)
+
+
+def load_spec_file(path: str) -> dict[str, Any]:
+    """Read and check an agent spec file; returns ``{"agent": name, "params": {...}}``."""
+    if not os.path.exists(path):
+        raise AgentSpecError(f"agent file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise AgentSpecError(f"{path!r} is a directory; policy bundles are not supported yet (agents.load_policy)")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, UnicodeDecodeError) as e:
+        raise AgentSpecError(f"agent file {path!r} cannot be read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise AgentSpecError(f"agent file {path!r} is not valid JSON (corrupt?): {e}") from None
+    if not isinstance(data, dict) or "agent" not in data:
+        raise AgentSpecError(f'agent file {path!r} must be a JSON object {{"agent": NAME, "params": {{...}}}}')
+    extra = sorted(set(data) - {"agent", "params", "comment"})
+    if extra:
+        raise AgentSpecError(f"agent file {path!r} has unknown keys {extra}")
+    name, params = data["agent"], data.get("params", {})
+    if name not in AGENTS:
+        raise AgentSpecError(f"agent file {path!r} names unknown agent {name!r}; known: {known_agents()}")
+    if not isinstance(params, dict):
+        raise AgentSpecError(f"agent file {path!r}: params must be an object")
+    return {"agent": name, "params": params}
+
+
+def resolve_spec(spec: str) -> dict[str, Any]:
+    """``{"agent": name, "params": {...}}`` for a name or a spec file path."""
+    if not isinstance(spec, str) or not spec:
+        raise AgentSpecError(f"an agent is a name {known_agents()} or a path, got {spec!r}")
+    if spec in AGENTS:
+        return {"agent": spec, "params": {}}
+    looks_like_path = os.sep in spec or spec.endswith(".json") or os.path.exists(spec)
+    if not looks_like_path:
+        raise AgentSpecError(f"unknown agent {spec!r}; known agents: {known_agents()}, or a path to an agent file")
+    return load_spec_file(spec)
+
+
+def make_agent(spec: str, seed: int = 0) -> Agent:
+    """An agent from a name (``random``, ``heuristic``) or an agent spec file path.
+
+    Raises:
+        AgentSpecError: unknown name, missing or corrupt file, or bad params.
+    """
+    resolved = resolve_spec(spec)
+    agent = AGENTS[resolved["agent"]](seed, resolved["params"])
+    if spec not in AGENTS:
+        agent.name = os.path.splitext(os.path.basename(spec))[0] or agent.name
+    return agent

@@ -1,0 +1,166 @@
+"""Duplicate evaluation: zero-sum symmetry, determinism, deal-set checksums, stats, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from eval.__main__ import main
+from eval.deals import DealSetError, generate, load, load_named, save
+from eval.league import league
+from eval.report import summarize
+from eval.runner import run_duplicate
+from eval.stats import (
+    ci95,
+    correlation,
+    elo_ratings,
+    mean_sd,
+    obf_bound,
+    sequential_decision,
+    t_quantile_975,
+    wilson_ci95,
+)
+
+SMALL_SHA256 = "4d167d1984c82fa771fbf10a54f51f1adf5cc6e82b7ff6cdb58312fe76c8b067"
+STANDARD960_SHA256 = "afb0187be49fcf798f3711df4084cd8b80e13c80ca6fe2ef7658733c32331f68"
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_named("small")
+
+
+# ---------------------------------------------------------------------- deal sets
+def test_committed_checksums_are_stable_and_reproducible_from_the_seed():
+    assert load_named("small").checksum == SMALL_SHA256
+    assert load_named("standard960").checksum == STANDARD960_SHA256
+    assert len(load_named("standard960")) == 960
+    assert generate("small", 64, 64).checksum == SMALL_SHA256
+
+
+def test_deal_set_roundtrip_and_corruption(tmp_path, small):
+    path = tmp_path / "s.json"
+    save(small, path)
+    assert load(path).checksum == small.checksum
+    data = json.loads(path.read_text())
+    data["deals"][0]["hands"][0][0], data["deals"][0]["hands"][1][0] = (
+        data["deals"][0]["hands"][1][0],
+        data["deals"][0]["hands"][0][0],
+    )
+    path.write_text(json.dumps(data))
+    with pytest.raises(DealSetError, match="checksum"):
+        load(path)
+    data["deals"][0]["turned"] = data["deals"][0]["stock"][0]
+    path.write_text(json.dumps(data))
+    with pytest.raises(DealSetError, match="bad deal"):
+        load(path)
+    with pytest.raises(DealSetError, match="does not exist"):
+        load(tmp_path / "nope.json")
+    with pytest.raises(DealSetError, match="unknown deal set"):
+        load_named("huge")
+
+
+# ---------------------------------------------------------------------- duplicate symmetry
+def test_deterministic_agent_against_itself_scores_exactly_zero(small):
+    run = run_duplicate("heuristic", "heuristic", small, matches=False)
+    assert len(run.records) == 64 and all(r.d == 0 for r in run.records)
+    assert any(r.x1 != 0 for r in run.records)  # the tables themselves are not trivial
+
+
+def test_random_against_itself_is_zero_too_because_seeds_belong_to_seats(small):
+    run = run_duplicate("random", "random", small.head(24), seed=3, matches=False)
+    assert all(r.d == 0 for r in run.records)
+
+
+def test_swapping_a_and_b_flips_the_sign(small):
+    ds = small.head(32)
+    ab = run_duplicate("heuristic", "random", ds, seed=1, matches=False)
+    ba = run_duplicate("random", "heuristic", ds, seed=1, matches=False)
+    assert [r.d for r in ab.records] == [-r.d for r in ba.records]
+
+
+def test_same_seed_same_report_whatever_the_workers(small):
+    ds = small.head(40)
+
+    def report(workers):
+        run = run_duplicate("heuristic", "random", ds, seed=7, workers=workers, matches=True)
+        rep = summarize(run, "heuristic", "random", ds, small, 7, {})
+        rep.pop("seconds")
+        return rep
+
+    one = report(1)
+    assert one == report(1)
+    assert one == report(2)
+    other = run_duplicate("heuristic", "random", ds, seed=8, matches=False)
+    assert [r.d for r in other.records] != one["d"]
+
+
+def test_heuristic_beats_random_in_duplicate(small):
+    run = run_duplicate("heuristic", "random", small, seed=0, matches=True)
+    rep = summarize(run, "heuristic", "random", small, small, 0, {})
+    assert rep["ci95"][0] > 0
+    assert rep["matches"]["played"] >= 10 and rep["matches"]["a_win_rate"] >= 0.9
+
+
+# ---------------------------------------------------------------------- statistics
+def test_statistics_known_answers():
+    m, sd = mean_sd([1, 2, 3, 4])
+    assert m == 2.5 and sd == pytest.approx(math.sqrt(5 / 3))
+    assert t_quantile_975(10) == pytest.approx(2.228139, abs=2e-4)
+    assert t_quantile_975(30) == pytest.approx(2.042272, abs=1e-4)
+    lo, hi = ci95([1, 2, 3, 4])
+    assert (lo + hi) / 2 == pytest.approx(2.5) and hi - lo == pytest.approx(2 * 3.182446 * sd / 2, rel=1e-6)
+    assert correlation([1, 2, 3], [3, 2, 1]) == pytest.approx(-1)
+    lo, hi = wilson_ci95(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+
+
+def test_sequential_test_bounds():
+    assert obf_bound(4, 4) == pytest.approx(2.024) and obf_bound(1, 4) == pytest.approx(4.048)
+    assert sequential_decision([1.0, 1.2, 0.9, 1.1], 1, 4).decision == "promote"  # z ~ 16
+    assert sequential_decision([1.0, -1.0, 0.5, -0.4], 1, 4).decision == "continue"
+    assert sequential_decision([1.0, -1.0, 0.5, -0.4], 4, 4).decision == "reject"
+    assert sequential_decision([0.0] * 8, 4, 4).decision == "reject"
+
+
+def test_elo_is_symmetric_and_ordered():
+    even = elo_ratings([[0, 50], [50, 0]], [[0, 100], [100, 0]])
+    assert even[0] == pytest.approx(even[1]) == pytest.approx(1500)
+    r = elo_ratings([[0, 75, 90], [25, 0, 75], [10, 25, 0]], [[0, 100, 100], [100, 0, 100], [100, 100, 0]])
+    assert r[0] > r[1] > r[2] and sum(r) / 3 == pytest.approx(1500)
+    # 75% expected share is about 191 Elo points.
+    assert 150 < r[0] - r[1] < 230
+
+
+def test_league_ranks_heuristic_above_random(small, tmp_path):
+    spec = tmp_path / "bolder.json"
+    spec.write_text('{"agent": "heuristic", "params": {"hokum_bar": 6.5}}')
+    rep = league(["random", "heuristic", str(spec)], small.head(16), small.checksum)
+    elo = dict(zip(rep["agents"], rep["elo"], strict=True))
+    assert elo["heuristic"] > elo["random"] and elo[str(spec)] > elo["random"]
+    assert rep["mean"][0][1] == -rep["mean"][1][0]
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_writes_json_and_png(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code = main(
+        ["--a", "heuristic", "--b", "random", "--deal-set", "small", "--deals", "12", "--json", str(out), "--quiet"]
+    )
+    assert code == 0
+    rep = json.loads(out.read_text())
+    for key in ("deals", "mean", "sd", "ci95", "checksum", "single_table_sd", "table_correlation", "matches", "sides"):
+        assert key in rep
+    assert rep["deals"] == 12 and rep["checksum"] == SMALL_SHA256 and len(rep["ci95"]) == 2
+    assert "mean d" in capsys.readouterr().out
+    pytest.importorskip("matplotlib")
+    assert (tmp_path / "r.png").stat().st_size > 1000
+
+
+def test_cli_reports_unknown_agent_and_deal_set(capsys):
+    assert main(["--a", "search", "--b", "random", "--deal-set", "small", "--deals", "2", "--quiet"]) == 2
+    assert "known agents" in capsys.readouterr().err
+    assert main(["--a", "random", "--b", "random", "--deal-set", "nope", "--quiet"]) == 2
+    assert "unknown deal set" in capsys.readouterr().err
