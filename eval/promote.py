@@ -176,7 +176,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
                 "deals": len(d),
                 "deal_set": full.name,
                 "checksum": full.checksum,
-                "previous": spec,
+                "previous": _spec_for_pointer(pointer_path, spec),
             },
         )
     _append_line_atomic(history_path, json.dumps(entry, sort_keys=True))

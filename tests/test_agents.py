@@ -213,3 +213,10 @@ def test_heuristic_config_rejects_unknown_keys():
         HeuristicConfig.from_dict({"sun_bar": 8, "agression": 2})
     with pytest.raises(HeuristicConfigError):
         HeuristicConfig.from_dict({"sun_bar": "high"})
+
+
+def test_observation_is_the_environments_encoding():
+    observation = pytest.importorskip("baloot_env.observation")
+    state = HandState(random_deal(random.Random(8)))
+    view = PlayerView.from_state(state, state.to_act)
+    assert (view.observation() == observation.encode(state, state.to_act)).all()
