@@ -1,8 +1,8 @@
 """Agents by name: ``make_agent("random" | "heuristic" | PATH, seed)``.
 
-A PATH names an *agent spec file*, JSON ``{"agent": "heuristic", "params": {...}}`` (the
-params of that agent, e.g. ``HeuristicConfig`` fields). Trained policy bundles come with a
-later issue (``agents.load_policy``); until then a path that is not a spec file is refused.
+A PATH names either a trained *policy bundle* folder (``agents.bundle``: verified before it is
+used) or an *agent spec file*, JSON ``{"agent": "heuristic", "params": {...}}`` (the params of
+that agent, e.g. ``HeuristicConfig`` fields).
 Every failure raises ``AgentSpecError`` with a message saying what is wrong.
 """
 
@@ -51,7 +51,7 @@ def load_spec_file(path: str) -> dict[str, Any]:
     if not os.path.exists(path):
         raise AgentSpecError(f"agent file {path!r} does not exist")
     if os.path.isdir(path):
-        raise AgentSpecError(f"{path!r} is a directory; policy bundles are not supported yet (agents.load_policy)")
+        raise AgentSpecError(f"{path!r} is a directory, not an agent spec file (policy bundles: agents.load_policy)")
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -78,6 +78,14 @@ def resolve_spec(spec: str) -> dict[str, Any]:
         raise AgentSpecError(f"an agent is a name {known_agents()} or a path, got {spec!r}")
     if spec in AGENTS:
         return {"agent": spec, "params": {}}
+    if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
+        from agents.bundle import BundleError, read_manifest
+
+        try:
+            read_manifest(spec)
+        except BundleError as e:
+            raise AgentSpecError(str(e)) from None
+        return {"agent": "policy", "path": spec, "params": {}}
     looks_like_path = os.sep in spec or spec.endswith(".json") or os.path.exists(spec)
     if not looks_like_path:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {known_agents()}, or a path to an agent file")
@@ -91,6 +99,13 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
         AgentSpecError: unknown name, missing or corrupt file, or bad params.
     """
     resolved = resolve_spec(spec)
+    if resolved["agent"] == "policy":
+        from agents.bundle import BundleError, load_policy
+
+        try:
+            return load_policy(resolved["path"], seed=seed)
+        except BundleError as e:
+            raise AgentSpecError(str(e)) from None
     agent = AGENTS[resolved["agent"]](seed, resolved["params"])
     if spec not in AGENTS:
         agent.name = os.path.splitext(os.path.basename(spec))[0] or agent.name

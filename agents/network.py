@@ -1,0 +1,100 @@
+"""The policy network: one shared trunk, a card-play head, a bidding head and a value head.
+
+Plain torch, no stable-baselines3: the same module is trained inside MaskablePPO
+(``train.policy``) and loaded for play from a bundle (``agents.bundle``).
+
+Input: the observation vector (``baloot_env.observation``), optionally followed by the
+privileged part (all four hands, relative seats, 4 x 32) that only the value head reads,
+during training only. Output: 42 logits, actions 0-31 from the card-play head and 32-41 (bids
+and doubling calls) from the bidding head (R9); the legal-action mask then filters them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from baloot_env.observation import OBS_SIZE
+
+PRIVILEGED_SIZE = 4 * 32  # the four current hands, relative seats (me, next, partner, previous)
+NUM_CARD_ACTIONS = 32
+NUM_BID_ACTIONS = 10
+MASKED_LOGIT = -1e8
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    """Architecture of a ``BalootNet`` (saved in checkpoints and bundle manifests)."""
+
+    trunk: tuple[int, ...] = (256, 256)
+    head_hidden: int = 128
+    value_hidden: tuple[int, ...] = (128,)
+    privileged_critic: bool = False
+    obs_size: int = OBS_SIZE
+
+    def to_dict(self) -> dict:
+        return {
+            "trunk": list(self.trunk),
+            "head_hidden": self.head_hidden,
+            "value_hidden": list(self.value_hidden),
+            "privileged_critic": self.privileged_critic,
+            "obs_size": self.obs_size,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> NetSpec:
+        return cls(
+            trunk=tuple(d["trunk"]),
+            head_hidden=int(d["head_hidden"]),
+            value_hidden=tuple(d["value_hidden"]),
+            privileged_critic=bool(d["privileged_critic"]),
+            obs_size=int(d["obs_size"]),
+        )
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+class BalootNet(nn.Module):
+    """Shared trunk -> (card head, bid head) logits and a value head."""
+
+    def __init__(self, spec: NetSpec):
+        super().__init__()
+        self.spec = spec
+        self.trunk = _mlp([spec.obs_size, *spec.trunk])
+        width = spec.trunk[-1]
+        self.card_head = nn.Sequential(nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_CARD_ACTIONS))
+        self.bid_head = nn.Sequential(nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_BID_ACTIONS))
+        value_in = width + (PRIVILEGED_SIZE if spec.privileged_critic else 0)
+        self.value_body = _mlp([value_in, *spec.value_hidden])
+        self.value_out = nn.Linear(spec.value_hidden[-1] if spec.value_hidden else value_in, 1)
+
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """Trunk output from the observation part of the input."""
+        return self.trunk(obs[..., : self.spec.obs_size])
+
+    def logits_from_features(self, h: torch.Tensor) -> torch.Tensor:
+        """42 logits: card head for 0-31, bidding head for 32-41 (R9)."""
+        return torch.cat([self.card_head(h), self.bid_head(h)], dim=-1)
+
+    def value_latent(self, h: torch.Tensor, full_input: torch.Tensor) -> torch.Tensor:
+        if self.spec.privileged_critic:
+            priv = full_input[..., self.spec.obs_size : self.spec.obs_size + PRIVILEGED_SIZE]
+            if priv.shape[-1] != PRIVILEGED_SIZE:  # play time: no hidden cards, zeros instead
+                priv = torch.zeros(*h.shape[:-1], PRIVILEGED_SIZE, dtype=h.dtype, device=h.device)
+            h = torch.cat([h, priv], dim=-1)
+        return self.value_body(h)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Masked logits (illegal actions at -1e8) and the value, for a batch."""
+        h = self.features(obs)
+        logits = self.logits_from_features(h)
+        logits = torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+        value = self.value_out(self.value_latent(h, obs)).squeeze(-1)
+        return logits, value

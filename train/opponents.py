@@ -1,0 +1,122 @@
+"""The opponent pool of self-play: snapshots of the learner, champions, ``heuristic``, ``random``.
+
+Each game draws its opponent team when it starts, by the mixing weights of the config; a
+category with no member yet (no champion before the first promotion) drops out and the others
+are renormalised. Network opponents act in batches across games.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from agents.base import PlayerView
+from agents.network import BalootNet, NetSpec
+from agents.registry import make_agent
+from baloot_env.hand import HandState
+from baloot_env.observation import action_mask, encode
+from train.config import OpponentConfig
+
+CATEGORIES = ("self", "champion", "heuristic", "random")
+
+
+@dataclass
+class Seat:
+    """One opponent decision to make: the hand, the seat and its match context."""
+
+    hand: HandState
+    seat: int
+    context: object
+
+
+class NetOpponent:
+    """A frozen copy of a network, sampling from its masked policy."""
+
+    def __init__(self, name: str, category: str, spec: NetSpec, state_dict: dict, rng: np.random.Generator):
+        self.name, self.category = name, category
+        self.net = BalootNet(spec)
+        self.net.load_state_dict(state_dict)
+        self.net.eval()
+        self.rng = rng
+
+    def act_batch(self, seats: Sequence[Seat]) -> list[int]:
+        obs = np.stack([encode(s.hand, s.seat, s.context) for s in seats])
+        masks = np.stack([action_mask(s.hand, s.seat) for s in seats])
+        with torch.no_grad():
+            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
+            probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
+        probs *= masks  # exactly zero on illegal actions
+        cum = np.cumsum(probs, axis=1)
+        u = self.rng.random(len(seats)) * cum[:, -1]
+        return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
+
+
+class AgentOpponent:
+    """A rule agent (``heuristic`` or ``random``) acting on ``PlayerView``s."""
+
+    def __init__(self, name: str, seed: int):
+        self.name = self.category = name
+        self.agent = make_agent(name, seed)
+
+    def act_batch(self, seats: Sequence[Seat]) -> list[int]:
+        views = [PlayerView.from_state(s.hand, s.seat, getattr(s.context, "score", None)) for s in seats]
+        return self.agent.act_batch(views)
+
+
+class OpponentPool:
+    """Snapshots (most recent ``pool_size``), champions, and the two rule agents."""
+
+    def __init__(self, cfg: OpponentConfig, spec: NetSpec, seed: int):
+        self.cfg = cfg
+        self.spec = spec
+        self.rng = np.random.default_rng(seed)
+        self.snapshots: deque[NetOpponent] = deque(maxlen=cfg.pool_size)
+        self.champions: list[NetOpponent] = []
+        self.rule_agents = {"heuristic": AgentOpponent("heuristic", seed + 1), "random": AgentOpponent("random", seed + 2)}
+
+    def add_snapshot(self, name: str, state_dict: dict) -> None:
+        sd = {k: v.detach().clone() for k, v in state_dict.items()}
+        self.snapshots.append(NetOpponent(name, "self", self.spec, sd, self.rng))
+
+    def add_champion(self, name: str, state_dict: dict, spec: NetSpec | None = None) -> None:
+        sd = {k: v.detach().clone() for k, v in state_dict.items()}
+        self.champions.append(NetOpponent(name, "champion", spec or self.spec, sd, self.rng))
+
+    def sample(self) -> NetOpponent | AgentOpponent:
+        """Draw an opponent team for a new game by the config's weights."""
+        c = self.cfg
+        members = {"self": list(self.snapshots), "champion": self.champions,
+                   "heuristic": [self.rule_agents["heuristic"]], "random": [self.rule_agents["random"]]}  # fmt: skip
+        weights = np.array([c.self_weight, c.champion_weight, c.heuristic_weight, c.random_weight], dtype=np.float64)
+        for i, cat in enumerate(CATEGORIES):
+            if not members[cat]:
+                weights[i] = 0.0
+        if weights.sum() <= 0:  # e.g. only "self" weighted and no snapshot yet
+            weights[CATEGORIES.index("random")] = 1.0
+        cat = CATEGORIES[int(self.rng.choice(4, p=weights / weights.sum()))]
+        group = members[cat]
+        return group[int(self.rng.integers(len(group)))]
+
+    # ------------------------------------------------------------------ checkpoints
+    def state(self) -> dict:
+        return {
+            "snapshots": [(o.name, o.net.state_dict()) for o in self.snapshots],
+            "champions": [(o.name, o.net.spec.to_dict(), o.net.state_dict()) for o in self.champions],
+            "rng": self.rng.bit_generator.state,
+            "rule_rngs": {k: a.agent.rng.getstate() for k, a in self.rule_agents.items()},
+        }
+
+    def load_state(self, data: dict) -> None:
+        self.rng.bit_generator.state = data["rng"]
+        self.snapshots.clear()
+        for name, sd in data["snapshots"]:
+            self.add_snapshot(name, sd)
+        self.champions = []
+        for name, spec, sd in data["champions"]:
+            self.add_champion(name, sd, NetSpec.from_dict(spec))
+        for k, st in data["rule_rngs"].items():
+            self.rule_agents[k].agent.rng.setstate(st)

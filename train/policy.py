@@ -1,0 +1,80 @@
+"""MaskablePPO policy around ``BalootNet`` (what sb3-contrib does not give us).
+
+sb3-contrib's ``MaskableActorCriticPolicy`` supplies masking, sampling, log-probs, entropy and
+the PPO update; we only replace its MLP with our network so that one shared trunk feeds a
+card-play head and a bidding head (joined into the 42 logits the mask filters) and a value head
+that may also read the privileged part of the input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from agents.network import BalootNet, NetSpec
+
+
+class _Extractor(nn.Module):
+    """SB3's ``mlp_extractor`` slot: actor latent = trunk output; critic latent = value body."""
+
+    def __init__(self, net: BalootNet):
+        super().__init__()
+        self.net = net
+        self.latent_dim_pi = net.spec.trunk[-1]
+        self.latent_dim_vf = net.value_out.in_features
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.net.features(features)
+        return h, self.net.value_latent(h, features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net.features(features)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net.value_latent(self.net.features(features), features)
+
+
+class _Heads(nn.Module):
+    """SB3's ``action_net`` slot: the two heads joined into 42 logits."""
+
+    def __init__(self, net: BalootNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return self.net.logits_from_features(latent)
+
+
+class BalootPolicy(MaskableActorCriticPolicy):
+    """``MaskableActorCriticPolicy`` whose networks are one ``BalootNet`` (``self.net``)."""
+
+    def __init__(self, *args: Any, net_spec: dict | None = None, **kwargs: Any):
+        self._net_spec = NetSpec.from_dict(net_spec) if net_spec else NetSpec()
+        kwargs.setdefault("ortho_init", True)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.net = BalootNet(self._net_spec)
+        self.mlp_extractor = _Extractor(self.net)
+
+    def _build(self, lr_schedule: Any) -> None:
+        self._build_mlp_extractor()
+        self.action_net = _Heads(self.net)
+        self.value_net = self.net.value_out
+        if self.ortho_init:
+            for module, gain in ((self.net.trunk, np.sqrt(2)), (self.net.value_body, np.sqrt(2))):
+                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
+            for head in (self.net.card_head, self.net.bid_head):
+                head[0].apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))
+                head[2].apply(lambda m: self.init_weights(m, gain=0.01))
+            self.init_weights(self.net.value_out, gain=1.0)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["net_spec"] = self._net_spec.to_dict()
+        return data

@@ -1,0 +1,296 @@
+"""The training run: config -> seeding -> pool and games -> MaskablePPO -> logs, checkpoints, evals.
+
+Reads top to bottom in that order (CleanRL style), with stable-baselines3 / sb3-contrib doing
+the PPO itself (rollout buffer, GAE, masked sampling, clipped update).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+
+from agents.bundle import save_bundle
+from agents.network import NetSpec
+from baloot_env.observation import OBS_SIZE
+from train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from train.config import TrainConfig, load_config, save_config, to_dict
+from train.opponents import OpponentPool
+from train.policy import BalootPolicy
+from train.selfplay import SelfPlayVecEnv
+
+
+class BalootPPO(MaskablePPO):
+    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point)."""
+
+    after_update: Any = None
+
+    def train(self) -> None:
+        super().train()
+        for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "explained_variance"):
+            value = self.logger.name_to_value.get(f"train/{key}")
+            if value is not None:
+                self.logger.record(f"losses/{key}", value)
+        if self.after_update is not None:
+            self.after_update()
+
+
+def net_spec(cfg: TrainConfig) -> NetSpec:
+    n = cfg.net
+    return NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
+                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
+
+
+def _log(msg: str) -> None:
+    print(f"[train {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+class Trainer:
+    """One training run in ``run_dir`` (fresh, or resumed from its latest checkpoint)."""
+
+    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False):
+        self.cfg = cfg
+        self.run_dir = Path(cfg.run_dir)
+        self.quiet = quiet
+        self.resume = resume
+        self.evals: list[dict] = []
+        self.start_time = time.perf_counter()
+        self.start_step = 0
+
+        # --- seeding: one visible block; every random choice flows from cfg.seed
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+
+        # --- opponents, games, model
+        self.spec = net_spec(cfg)
+        self.pool = OpponentPool(cfg.opponents, self.spec, cfg.seed + 1000)
+        self.venv = SelfPlayVecEnv(cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic)
+        p = cfg.ppo
+        self.model = BalootPPO(
+            BalootPolicy, self.venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+            n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
+            ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
+            policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
+        )  # fmt: skip
+        self.model.after_update = self._after_update
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
+        self.next_checkpoint = cfg.checkpoint_every
+        self.next_snapshot = cfg.opponents.snapshot_every
+        self.next_eval = cfg.eval.every if cfg.eval.every > 0 else None
+        if resume:
+            self._restore()
+        else:
+            save_config(cfg, self.run_dir / "config.yaml")
+            self.pool.add_snapshot("step_0", self.net.state_dict())
+
+    @property
+    def net(self) -> torch.nn.Module:
+        return self.model.policy.net
+
+    @property
+    def steps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> Path:
+        m = self.model
+        payload = {
+            "config": to_dict(self.cfg),
+            "policy": m.policy.state_dict(),
+            "optimizer": m.policy.optimizer.state_dict(),
+            "num_timesteps": m.num_timesteps,
+            "n_updates": m._n_updates,
+            "last_obs": m._last_obs,
+            "last_episode_starts": m._last_episode_starts,
+            "pool": self.pool.state(),
+            "games": self.venv.state(),
+            "schedule": {"checkpoint": self.next_checkpoint, "snapshot": self.next_snapshot, "eval": self.next_eval},
+            "evals": self.evals,
+            "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+        }
+        return save_checkpoint(self.run_dir, self.steps, payload)
+
+    def _restore(self) -> None:
+        data = load_checkpoint(latest_checkpoint(self.run_dir))
+        m = self.model
+        m.policy.load_state_dict(data["policy"])
+        m.policy.optimizer.load_state_dict(data["optimizer"])
+        m.num_timesteps = data["num_timesteps"]
+        m._n_updates = data["n_updates"]
+        m._last_obs = data["last_obs"]
+        m._last_episode_starts = data["last_episode_starts"]
+        self.pool.load_state(data["pool"])
+        self.venv.load_state(data["games"])
+        s = data["schedule"]
+        self.next_checkpoint, self.next_snapshot, self.next_eval = s["checkpoint"], s["snapshot"], s["eval"]
+        self.evals = data["evals"]
+        random.setstate(data["rng"]["python"])
+        np.random.set_state(data["rng"]["numpy"])
+        torch.set_rng_state(data["rng"]["torch"])
+        self.start_step = self.steps
+        _log(f"resumed {self.run_dir} at step {self.steps:,}")
+
+    # ------------------------------------------------------------------ hooks
+    def _after_update(self) -> None:
+        """After each PPO update: snapshots, evaluation, logs, checkpoints (in that order)."""
+        if self.steps >= self.next_snapshot:
+            self.pool.add_snapshot(f"step_{self.steps}", self.net.state_dict())
+            self.next_snapshot += self.cfg.opponents.snapshot_every
+        if self.next_eval is not None and self.steps >= self.next_eval:
+            self.evaluate(self.cfg.eval.deals)
+            self.next_eval += self.cfg.eval.every
+        if self.steps >= self.next_checkpoint:
+            self.checkpoint()
+            self.next_checkpoint += self.cfg.checkpoint_every
+
+    def selfplay_stats(self) -> dict[str, float]:
+        """Win rates by opponent and bidding figures over recent episodes."""
+        eps = list(self.venv.finished)
+        out: dict[str, float] = {}
+        if not eps:
+            return out
+        out["episode_reward"] = float(np.mean([e["reward"] for e in eps]))
+        by_cat: dict[str, list[bool]] = {}
+        for e in eps:
+            by_cat.setdefault(e["opponent"], []).append(e["won"])
+        for cat, wins in by_cat.items():
+            out[f"win_rate_vs_{cat}"] = float(np.mean(wins))
+        hands = [h for e in eps for h in e["hands"] if not h["thrown"]]
+        if hands:
+            c = Counter()
+            for h in hands:
+                c["called"] += h["called"]
+                c["made"] += h["made"]
+                c["doubled"] += h["doubled"]
+                c["kaboot_for"] += h["kaboot_for"]
+            out["call_rate"] = c["called"] / len(hands)
+            out["made_rate"] = c["made"] / max(c["called"], 1)
+            out["doubled_rate"] = c["doubled"] / len(hands)
+            out["kaboot_rate"] = c["kaboot_for"] / len(hands)
+            out["mean_hand_diff"] = float(np.mean([h["diff"] for h in hands]))
+        return out
+
+    def log_progress(self) -> None:
+        elapsed = time.perf_counter() - self.start_time
+        rate = (self.steps - self.start_step) / max(elapsed, 1e-9)
+        logger = self.model.logger
+        logger.record("charts/decisions_per_s", rate)
+        logger.record("charts/learner_decisions", self.steps)
+        stats = self.selfplay_stats()
+        for k, v in stats.items():
+            logger.record(f"selfplay/{k}", v)
+        if not self.quiet:
+            last = self.evals[-1] if self.evals else None
+            ev = f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]" if last else ""
+            wins = " ".join(f"{k[12:]} {v:.0%}" for k, v in stats.items() if k.startswith("win_rate_vs_"))
+            _log(f"{self.steps:,}/{self.cfg.ppo.total_steps:,} decisions | {rate:,.0f}/s | "
+                 f"reward {stats.get('episode_reward', 0):+.3f} | wins {wins}{ev}")  # fmt: skip
+
+    # ------------------------------------------------------------------ evaluation
+    def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
+        return save_bundle(
+            path, self.net, name=f"{self.run_dir.name}@{self.steps}", rules=self.cfg.env.rules,
+            training=to_dict(self.cfg), evaluations=evaluations,
+        )  # fmt: skip
+
+    def evaluate(self, deals: int, final: bool = False) -> list[dict]:
+        """Duplicate evaluation of the current policy (greedy) against ``heuristic`` and the champion.
+
+        Then, unless this is the final evaluation, the promotion rule (``eval.promote``) decides
+        whether the current policy replaces the run's champion; a promoted policy also joins the
+        opponent pool as a champion.
+        """
+        from eval.promote import read_pointer
+        from train.evaluation import ensure_pointer, evaluate_bundle, try_promotion
+
+        e = self.cfg.eval
+        bundle = self.export_bundle(self.run_dir / "bundles" / "current")
+        pointer = ensure_pointer(self.run_dir)
+        champion = read_pointer(pointer)["champion"]
+        champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
+        results = []
+
+        def record(res: dict, opp: str) -> None:
+            res["step"] = self.steps
+            self.evals.append(res)
+            results.append(res)
+            tag = "heuristic" if opp == "heuristic" else "champion"
+            self.model.logger.record(f"eval/mean_vs_{tag}", res["mean"])
+            self.model.logger.record(f"eval/ci95_low_vs_{tag}", res["ci95"][0])
+            if not self.quiet:
+                _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                     f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
+
+        promoting = e.promote and not final
+        if promoting:  # the promotion match is also the evaluation against the champion
+            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers)
+            record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
+                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec)  # fmt: skip
+            self.model.logger.record("eval/promoted", float(entry["promoted"]))
+            if entry["promoted"]:
+                from agents.bundle import load_net
+
+                net, _ = load_net(entry["candidate"])
+                self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
+            if not self.quiet:
+                verdict = "promoted to champion" if entry["promoted"] else "not promoted"
+                _log(f"promotion at {self.steps:,}: {verdict} (champion was {Path(champion_spec).name})")
+        for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
+            if promoting and opp == champion_spec:
+                continue
+            record(evaluate_bundle(bundle, opp, e.deal_set, deals, self.cfg.seed, e.workers, matches=final), opp)
+        return results
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> dict[str, Any]:
+        cfg = self.cfg
+        remaining = cfg.ppo.total_steps - self.steps
+        if not self.quiet:
+            _log(f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}")
+        progress = _ProgressCallback(self)
+        if remaining > 0:
+            self.model.learn(total_timesteps=remaining, callback=progress, reset_num_timesteps=not self.resume,
+                             log_interval=None)  # fmt: skip
+        self.checkpoint()
+        self.model.logger.dump(self.steps)
+        return {"steps": self.steps, "seconds": time.perf_counter() - self.start_time, "selfplay": self.selfplay_stats()}
+
+
+class _ProgressCallback(BaseCallback):
+    """Periodic log lines and tensorboard dumps every ``log_every`` learner decisions."""
+
+    def __init__(self, trainer: Trainer):
+        super().__init__()
+        self.trainer = trainer
+        self.next_log = trainer.steps + trainer.cfg.log_every
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        if self.trainer.steps >= self.next_log:
+            self.trainer.log_progress()
+            self.model.logger.dump(self.trainer.steps)
+            self.next_log += self.trainer.cfg.log_every
+
+
+def train_from_args(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False) -> Trainer:
+    """Build the Trainer for ``python -m train`` (fresh from a config, or resuming a run dir)."""
+    if resume:
+        cfg_path = Path(resume) / "config.yaml"
+        cfg = load_config(cfg_path, [*overrides, f"run_dir={resume}"])
+        return Trainer(cfg, resume=True, quiet=quiet)
+    cfg = load_config(config, overrides)
+    return Trainer(cfg, quiet=quiet)
