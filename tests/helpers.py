@@ -115,13 +115,16 @@ def play(state: HandState, text: str) -> None:
         state.apply(parse_card(n))
 
 
-def biased_action(rng: random.Random, state: HandState) -> int:
+def biased_action(rng: random.Random, state: HandState, raise_p: float = 0.4) -> int:
     """A random legal action, biased so that hokum, sun, throw-ins and every level occur.
 
     Uniform bidding almost always ends in sun (it is legal at every turn); here a seat says sun
-    rarely, calls hokum fairly often and passes otherwise; doubling raises one time in three.
+    rarely, calls hokum fairly often and passes otherwise; a doubling call raises with
+    probability ``raise_p``.
     """
     legal = state.legal_actions()
+    if state.phase == PLAY:
+        return legal[int(rng.random() * len(legal))]
     if state.phase == BIDDING:
         hokums = [a for a in legal if HOKUM_BASE <= a < SUN_ACTION]
         x = rng.random()
@@ -131,5 +134,5 @@ def biased_action(rng: random.Random, state: HandState) -> int:
             return rng.choice(hokums)
         return PASS
     if state.phase == DOUBLING:
-        return legal[1] if rng.random() < 0.4 else PASS
-    return legal[rng.randrange(len(legal))]
+        return legal[1] if rng.random() < raise_p else PASS
+    raise ValueError(f"no action in phase {state.phase}")
