@@ -177,7 +177,9 @@ class HandState:
         return trumps
 
     def is_legal(self, action: int) -> bool:
-        return isinstance(action, int) and 0 <= action < 42 and bool(self.legal_mask() >> action & 1)
+        if isinstance(action, bool) or not isinstance(action, int):  # as apply(): True is not action 1
+            return False
+        return 0 <= action < 42 and bool(self.legal_mask() >> action & 1)
 
     # ------------------------------------------------------------------ applying
     def apply(self, action: int) -> None:

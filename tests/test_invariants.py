@@ -118,6 +118,11 @@ def check_cards(p: Playout, s: HandState, where: str) -> None:
         union |= m
         total += m.bit_count()
     p.check("cards", union == ALL and total == 32 and sizes_ok, where, lambda: f"cards {parts}")
+    # Public inferences (voids shown, trumps a seat cannot hold; R5.2, R5.4) must be true.
+    for seat in range(4):
+        suits = sum(0xFF << (8 * x) for x in range(4) if s.voids[seat] >> x & 1)
+        ok = s.hands[seat] & (suits | s.no_trumps[seat]) == 0
+        p.check("inference", ok, where, lambda seat=seat: f"seat {seat} holds a card it was inferred not to hold")
 
 
 def check_every_action(p: Playout, s: HandState, where: str) -> None:
@@ -285,7 +290,22 @@ def playout() -> Playout:
     return run_playout()
 
 
-FAMILIES = ["cards", "raw", "trick", "score", "result", "mask", "refusal", "replay", "json", "clone", "r3", "r4", "r5"]
+FAMILIES = [
+    "cards",
+    "inference",
+    "raw",
+    "trick",
+    "score",
+    "result",
+    "mask",
+    "refusal",
+    "replay",
+    "json",
+    "clone",
+    "r3",
+    "r4",
+    "r5",
+]
 
 
 @pytest.mark.parametrize("family", FAMILIES)

@@ -72,6 +72,10 @@ def test_trump_lead_duties_r5_2():
     s = hokum(P1)
     play(s, "9S")
     assert s.to_act == 1 and legal_names(s) == {"8S", "TS"}  # nothing beats the 9 but the J: any trump
+    # R9: True is not action 1 (the 8S), for is_legal as for apply.
+    assert s.is_legal(1) and not s.is_legal(True)
+    with pytest.raises(IllegalActionError):
+        s.apply(True)
     play(s, "TS")
     # Seat 2's partner (seat 0) is winning with the 9, yet seat 2 must overtrump with the J.
     assert s.to_act == 2 and legal_names(s) == {"JS"}

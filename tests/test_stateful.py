@@ -137,6 +137,26 @@ class HandMachine(RuleBasedStateMachine):
             assert s.contract is None and s.bid_round in (1, 2)
 
     @invariant()
+    def public_inferences_are_true(self):
+        """Voids shown (R5.2, R5.4) and trumps a seat cannot hold (R5.2, R5.4) are really absent."""
+        s = self.state
+        for seat in range(4):
+            suits = sum(0xFF << (8 * x) for x in range(4) if s.voids[seat] >> x & 1)
+            assert s.hands[seat] & suits == 0, (seat, s.voids[seat])
+            assert s.hands[seat] & s.no_trumps[seat] == 0, (seat, s.no_trumps[seat])
+
+    @invariant()
+    def is_legal_agrees_with_the_mask(self):
+        s = self.state
+        mask = s.legal_mask()
+        assert (
+            [a for a in range(NUM_ACTIONS) if s.is_legal(a)]
+            == s.legal_actions()
+            == [a for a in range(NUM_ACTIONS) if mask >> a & 1]
+        )
+        assert not s.is_legal(True) and not s.is_legal(None) and not s.is_legal(-1) and not s.is_legal(42)
+
+    @invariant()
     def points_add_up(self):
         """R1.4: raw never exceeds the hand's total and reaches it exactly at the end."""
         s = self.state
