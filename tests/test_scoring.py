@@ -6,7 +6,10 @@ Notation: caller seat c -> callers team c % 2; g = game points, T = totals (R7.3
 from __future__ import annotations
 
 import pytest
+from helpers import deal_for, play
 
+from baloot_env.actions import DOUBLE, PASS
+from baloot_env.hand import HandState
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import convert_raw, score_hand
 
@@ -221,3 +224,59 @@ def test_gahwa_with_baloot_kept_v8():
 def test_score_hand_refuses_bad_input(args):
     with pytest.raises(ValueError):
         score_hand(*args)
+
+
+# A real kaboot, played by the engine. Dealer 3, seat 0 calls hokum in spades (turned TS) and
+# draws the trumps with J 9 A T, then cashes AH TH AD AC: all 8 tricks.
+KABOOT_DEAL = deal_for(
+    3,
+    0,
+    [
+        "JS 9S AS TS AH AD AC TH",  # four A (four hundred / V7 hundred) + sira 9S-JS
+        "KS QS 8S 7S KH QH JH 9H",  # baloot (KS QS) + sira JH-KH
+        "8H 7H KD QD KC QC JC TC",  # fifty TC-KC
+        "7D 8D 9D TD JD 9C 8C 7C",  # hundred 7D-JD (a run) + sira 7C-9C
+    ],
+    "TS",
+)
+KABOOT_PLAY = "JS 7S 7H 7C 9S 8S 8H 8C AS QS TC 9C TS KS JC 7D AH 9H QC 8D TH JH KC 9D AD QH QD TD AC KH KD JD"
+
+
+def play_kaboot(rules: RuleConfig, double: bool = False):
+    s = HandState(KABOOT_DEAL, rules)
+    s.apply(33)  # seat 0: hokum in spades
+    for _ in range(3):
+        s.apply(PASS)
+    if rules.doubling:
+        for a in (DOUBLE, PASS, PASS) if double else (PASS, PASS):  # seat 1 doubles; seats 2, 0 pass
+            s.apply(a)
+    play(s, KABOOT_PLAY)
+    assert s.done
+    return s.result
+
+
+def test_real_kaboot_with_the_best_project_r7_6():
+    """Team 0 takes all 8 (raw 162). Best project: seat 0's four A, a four hundred (R6.3), so
+    team 0 scores all its projects: 10 + sira 2 + seat 2's fifty 5 = 17. Kaboot: 25 + 17 = 42;
+    seat 1's baloot is lost with everything else (R6.5)."""
+    r = play_kaboot(RuleConfig())
+    assert r.raw == (162, 0) and r.tricks == (8, 0) and r.kaboot and r.callers_won
+    assert sorted(r.projects[0]) == [2, 5, 10] and r.projects[1] == ()
+    assert r.baloot == (0, 2)
+    assert r.score == (42, 0)
+
+
+def test_real_kaboot_best_project_held_by_the_team_without_a_trick_r6_4_v7():
+    """V7 "hundred": four A are a hundred ranked as four of a kind, so seat 3's run 7D-JD is the
+    best project; team 1 took no trick: it scores none, and team 0, not holding the best, none
+    either (R6.4). Kaboot 25. With V8 the baloot stays with team 1: (25, 2)."""
+    r = play_kaboot(RuleConfig(four_aces_hokum="hundred"))
+    assert r.projects == ((), ()) and r.score == (25, 0)
+    r = play_kaboot(RuleConfig(four_aces_hokum="hundred", baloot_kept=True))
+    assert r.score == (25, 2)
+
+
+def test_real_doubled_kaboot_r7_7():
+    """Doubled by seat 1: (25 + 17) x 2 = 84 (kaboot multiplied, Choices)."""
+    r = play_kaboot(RuleConfig(), double=True)
+    assert r.level == 2 and r.score == (84, 0)
