@@ -17,13 +17,13 @@ from baloot_env.actions import (
 )
 from baloot_env.cards import (
     HIGHER_TRUMP,
+    KING,
     LAST_TRICK_BONUS,
     NUM_SEATS,
     NUM_TRICKS,
     PLAIN_POINTS,
     PLAIN_STRENGTH,
     QUEEN,
-    KING,
     SUIT_MASKS,
     TRUMP_POINTS,
     TRUMP_STRENGTH,

@@ -82,6 +82,18 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class PretrainConfig:
+    """Behaviour-cloning warm start from ``heuristic`` (``train.pretrain``); ``positions: 0`` is off."""
+
+    positions: int = 200_000
+    epochs: int = 4
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_weight: float = 0.5
+    random_share: float = 0.1  # share of moves played at random while collecting
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """Everything ``python -m train`` needs; one seed drives every random choice."""
 
@@ -95,6 +107,7 @@ class TrainConfig:
     env: EnvConfig = field(default_factory=EnvConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
 
 def _coerce(value: Any, typ: Any, where: str) -> Any:

@@ -22,6 +22,7 @@ from stable_baselines3.common.logger import configure
 from agents.bundle import save_bundle
 from agents.network import NetSpec
 from baloot_env.observation import OBS_SIZE
+from baloot_env.rules import RuleConfig
 from train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from train.config import TrainConfig, load_config, save_config, to_dict
 from train.opponents import OpponentPool
@@ -93,7 +94,22 @@ class Trainer:
             self._restore()
         else:
             save_config(cfg, self.run_dir / "config.yaml")
+            self._pretrain()
             self.pool.add_snapshot("step_0", self.net.state_dict())
+
+    def _pretrain(self) -> None:
+        """Behaviour-cloning warm start (``train.pretrain``), before the first PPO update."""
+        from train.pretrain import pretrain
+
+        if self.cfg.pretrain.positions <= 0:
+            return
+        if not self.quiet:
+            _log(f"pretraining on {self.cfg.pretrain.positions:,} heuristic positions")
+        rules = RuleConfig.from_dict(self.cfg.env.rules)
+        stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, rules, self.cfg.env.reward_scale, self.quiet)
+        for k, v in stats.items():
+            self.model.logger.record(f"pretrain/{k}", v)
+        self.pretrain_stats = stats
 
     @property
     def net(self) -> torch.nn.Module:

@@ -1,0 +1,251 @@
+"""Training (issue 5): config, policy heads and masks, self-play rewards, seeding, checkpoints, CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from agents.network import BalootNet, NetSpec
+from baloot_env.observation import OBS_SIZE
+from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
+from train.config import ConfigError, EnvConfig, OpponentConfig, config_from_dict, load_config
+from train.opponents import OpponentPool
+from train.selfplay import SelfPlayVecEnv
+
+TINY = {
+    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
+    "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
+    "log_every": 128,
+    "checkpoint_every": 128,
+    "eval": {"every": 0, "deals": 2, "final_deals": 2, "workers": 1, "promote": False},
+}
+
+
+def tiny(tmp_path, **extra) -> dict:
+    d = yaml.safe_load(yaml.safe_dump(TINY))
+    d["run_dir"] = str(tmp_path / "run")
+    for k, v in extra.items():
+        d.setdefault(k, {}).update(v) if isinstance(v, dict) else d.__setitem__(k, v)
+    return d
+
+
+# ---------------------------------------------------------------------- config
+def test_config_files_load_and_unknown_keys_are_errors(tmp_path):
+    for name in ("configs/default.yaml", "configs/strong.yaml"):
+        cfg = load_config(name)
+        assert cfg.ppo.total_steps > 0
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['lr'\] in ppo"):
+        config_from_dict({"ppo": {"lr": 0.1}})
+    with pytest.raises(ConfigError, match="unknown key"):
+        config_from_dict({"bogus": 1})
+    with pytest.raises(ConfigError, match="ppo.n_envs must be an integer"):
+        config_from_dict({}, ["ppo.n_envs=many"])
+    cfg = config_from_dict({}, ["ppo.learning_rate=0.001", "net.trunk=[64, 64]"])
+    assert cfg.ppo.learning_rate == 0.001 and cfg.net.trunk == (64, 64)
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml")
+
+
+# ---------------------------------------------------------------------- policy
+def _masks(n: int, rng: np.random.Generator) -> np.ndarray:
+    masks = np.zeros((n, 42), dtype=np.int8)
+    for row in masks:
+        if rng.random() < 0.5:  # a play decision: some cards
+            row[rng.choice(32, size=rng.integers(1, 9), replace=False)] = 1
+        else:  # a bidding decision
+            row[32] = 1
+            row[rng.choice(np.arange(33, 42), size=rng.integers(1, 4), replace=False)] = 1
+    return masks
+
+
+def test_masked_actions_are_never_sampled():
+    from gymnasium import spaces
+
+    from train.policy import BalootPolicy
+
+    torch.manual_seed(0)
+    policy = BalootPolicy(spaces.Box(0, 1, (OBS_SIZE,), np.float32), spaces.Discrete(42), lambda _: 1e-3,
+                          net_spec=NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)).to_dict())  # fmt: skip
+    rng = np.random.default_rng(0)
+    masks = _masks(2000, rng)
+    obs = torch.rand(2000, OBS_SIZE)
+    with torch.no_grad():
+        actions, _, _ = policy(obs, action_masks=masks.astype(bool))
+    actions = actions.numpy()
+    assert all(masks[i, a] == 1 for i, a in enumerate(actions))
+    assert len(set(actions.tolist())) > 20  # it really samples, across both heads
+
+
+def test_heads_drive_their_own_actions():
+    """Card logits (0-31) come only from the card head, bid logits (32-41) only from the bid head."""
+    torch.manual_seed(1)
+    net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)))
+    obs = torch.rand(8, OBS_SIZE)
+    h = net.features(obs)
+    before = net.logits_from_features(h).detach().clone()
+    with torch.no_grad():
+        for p in net.card_head.parameters():
+            p.add_(1.0)
+    after = net.logits_from_features(h).detach()
+    assert torch.equal(before[:, 32:], after[:, 32:])
+    assert not torch.allclose(before[:, :32], after[:, :32])
+    with torch.no_grad():
+        for p in net.bid_head.parameters():
+            p.add_(1.0)
+    again = net.logits_from_features(h).detach()
+    assert torch.equal(after[:, :32], again[:, :32])
+    assert not torch.allclose(after[:, 32:], again[:, 32:])
+
+
+def test_privileged_critic_reads_hidden_hands_only_in_value():
+    torch.manual_seed(2)
+    net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), privileged_critic=True))
+    obs = torch.rand(4, OBS_SIZE + 128)
+    mask = torch.ones(4, 42, dtype=torch.int8)
+    logits1, v1 = net(obs, mask)
+    obs2 = obs.clone()
+    obs2[:, OBS_SIZE:] = torch.rand(4, 128)
+    logits2, v2 = net(obs2, mask)
+    assert torch.equal(logits1, logits2)  # the actor never sees the hidden hands
+    assert not torch.allclose(v1, v2)
+
+
+# ---------------------------------------------------------------------- self-play rewards
+def _pool(seed=0, **weights) -> OpponentPool:
+    cfg = OpponentConfig(**{"self_weight": 0.0, "champion_weight": 0.0, "heuristic_weight": 1.0, "random_weight": 1.0, **weights})
+    return OpponentPool(cfg, NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)), seed)
+
+
+def _run_games(episode: str, steps: int = 1500, seed: int = 0):
+    venv = SelfPlayVecEnv(4, EnvConfig(episode=episode), _pool(seed), seed)
+    venv.reset()
+    rng = np.random.default_rng(seed)
+    log = []
+    for _ in range(steps):
+        masks = venv.action_masks()
+        seats = [g.hand.to_act for g in venv.games]
+        teams = [g.learner_team for g in venv.games]
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        venv.step_async(acts)
+        _, rewards, dones, infos = venv.step_wait()
+        log.append((seats, teams, rewards.copy(), dones.copy(), infos))
+    return venv, log
+
+
+def test_rewards_reach_both_partners_and_lost_hands_end_negative():
+    venv, log = _run_games("hand")
+    seats_by_team = {0: set(), 1: set()}
+    done_rewards, negative_done = 0, 0
+    for seats, teams, rewards, dones, infos in log:
+        for i in range(4):
+            assert seats[i] % 2 == teams[i]  # the learner only ever acts for its own team
+            seats_by_team[teams[i]].add(seats[i])
+            if dones[i]:
+                s = infos[i]["episode_summary"]
+                want = (s["score"][0] - s["score"][1]) / 44.0
+                assert rewards[i] == pytest.approx(want, abs=1e-6)  # the hand's result lands on its last decision
+                done_rewards += 1
+                negative_done += rewards[i] < 0
+            else:
+                assert rewards[i] == 0.0  # hand episodes: nothing before the end
+    assert seats_by_team[0] == {0, 2} and seats_by_team[1] == {1, 3}  # both partners' decisions are learner steps
+    assert done_rewards > 50 and negative_done > 10  # losing hands end with their negative reward
+
+
+def test_match_episodes_reward_each_hand_and_end_at_match_end():
+    venv, log = _run_games("match", steps=2500)
+    mid_rewards = sum(1 for _, _, r, d, _ in log for i in range(4) if r[i] != 0 and not d[i])
+    ends = [(r[i], inf[i]["episode_summary"]) for _, _, r, d, inf in log for i in range(4) if d[i]]
+    assert mid_rewards > 20  # hands inside a match pay out as they end
+    assert ends, "no match finished"
+    for reward, summary in ends:
+        assert summary["won"] == (reward > 0) or abs(reward) > 0  # the match bonus makes the last step signed
+    assert all(len(s["hands"]) >= 1 for _, s in ends)
+
+
+def test_same_seed_same_games():
+    _, a = _run_games("hand", steps=300, seed=5)
+    _, b = _run_games("hand", steps=300, seed=5)
+    _, c = _run_games("hand", steps=300, seed=6)
+    key = lambda log: [(s, t, r.tolist(), d.tolist()) for s, t, r, d, _ in log]  # noqa: E731
+    assert key(a) == key(b)
+    assert key(a) != key(c)
+
+
+# ---------------------------------------------------------------------- runs
+def _params(trainer) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in trainer.model.policy.parameters()]
+
+
+def test_same_seed_gives_same_first_updates(tmp_path):
+    from train.trainer import Trainer
+
+    runs = []
+    for k in range(2):
+        cfg = config_from_dict(tiny(tmp_path / str(k), ppo={"total_steps": 256}))
+        t = Trainer(cfg, quiet=True)
+        t.run()
+        runs.append(_params(t))
+    assert all(torch.equal(a, b) for a, b in zip(*runs, strict=True))
+    cfg = config_from_dict(tiny(tmp_path / "other", seed=1))
+    t = Trainer(cfg, quiet=True)
+    t.run()
+    assert not all(torch.equal(a, b) for a, b in zip(runs[0], _params(t), strict=True))
+
+
+def test_killed_run_resumes_from_its_checkpoint_with_the_same_state(tmp_path):
+    from train.trainer import Trainer
+
+    straight = Trainer(config_from_dict(tiny(tmp_path / "a", ppo={"total_steps": 512})), quiet=True)
+    straight.run()
+    # the same run "killed" after its first checkpoint (256 decisions), then resumed to 512
+    first = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 256})), quiet=True)
+    first.run()
+    run_dir = tmp_path / "b" / "run"
+    assert latest_checkpoint(run_dir).name == "step_000000256.pt"
+    resumed = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 512})), resume=True, quiet=True)
+    assert resumed.steps == 256
+    assert all(torch.equal(a, b) for a, b in zip(_params(first), _params(resumed), strict=True))
+    resumed.run()
+    assert resumed.steps == 512
+    assert all(torch.equal(a, b) for a, b in zip(_params(straight), _params(resumed), strict=True))
+    assert [len(g.hand.history) for g in straight.venv.games] == [len(g.hand.history) for g in resumed.venv.games]
+
+
+def test_corrupt_or_foreign_checkpoints_are_refused(tmp_path):
+    path = save_checkpoint(tmp_path, 10, {"x": 1})
+    assert load_checkpoint(path)["x"] == 1
+    bad = tmp_path / "checkpoints" / "bad.pt"
+    bad.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(CheckpointError, match="corrupt or unreadable"):
+        load_checkpoint(bad)
+    data = torch.load(path, weights_only=False)
+    data["obs_version"] = 999
+    torch.save(data, bad)
+    with pytest.raises(CheckpointError, match="observation version 999"):
+        load_checkpoint(bad)
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        latest_checkpoint(tmp_path / "nothing")
+
+
+def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, capsys):
+    from agents.bundle import load_policy
+    from train.__main__ import main
+
+    cfg_path = tmp_path / "tiny.yaml"
+    cfg_path.write_text(yaml.safe_dump(tiny(tmp_path)))
+    assert main(["--config", str(cfg_path), "--quiet"]) == 0
+    run = tmp_path / "run"
+    assert (run / "config.yaml").is_file()
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    assert saved["ppo"]["n_envs"] == 4 and saved["net"]["trunk"] == [32]  # the resolved config
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert latest_checkpoint(run).is_file()
+    summary = (run / "summary.json").read_text()
+    assert '"final_evaluation"' in summary
+    agent = load_policy(run / "bundles" / "final")
+    assert agent.manifest["evaluations"][0]["opponent"] == "heuristic"
+    assert "duplicate vs heuristic" in capsys.readouterr().out
+    assert main(["--config", str(tmp_path / "nope.yaml")]) == 2

@@ -1,0 +1,104 @@
+"""Warm start: behaviour cloning of the ``heuristic`` before PPO (an addition to the issue's PPO).
+
+Why: from a random network, calling a contract loses points (its card play is random), so
+PPO's first lesson is to pass every hand; thrown-in hands score 0 and the card-play head then
+never sees a played hand (measured: win rate against ``heuristic`` fell from 31% to 4% while
+the mean reward rose to about 0). Starting from a copy of a sensible player avoids that trap;
+PPO then improves on it by self-play.
+
+Positions come from seeded games of the heuristic against itself (with a small share of random
+moves so that unusual positions are covered too); the policy heads learn the heuristic's choice
+(cross-entropy over legal actions) and the value head the hand's final score difference from
+the acting team's side, scaled like the training reward.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from agents.base import PlayerView
+from agents.heuristic import HeuristicAgent
+from agents.network import PRIVILEGED_SIZE, BalootNet
+from baloot_env.deal import random_deal
+from baloot_env.hand import HandState
+from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.rules import RuleConfig
+from train.config import PretrainConfig
+
+
+def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_scale: float, privileged: bool):
+    """``n`` positions (obs, mask, heuristic action, value target) from heuristic self-play."""
+    rng = random.Random(seed)
+    teacher = HeuristicAgent(seed)
+    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
+    obs = np.zeros((n, width), np.float32)
+    masks = np.zeros((n, 42), np.int8)
+    actions = np.zeros(n, np.int64)
+    values = np.zeros(n, np.float32)
+    k = 0
+    while k < n:
+        hand = HandState(random_deal(rng), rules)
+        start, teams = k, []
+        while not hand.done:
+            seat = hand.to_act
+            label = teacher.act(PlayerView.from_state(hand, seat))
+            if k < n:
+                o = encode(hand, seat)
+                if privileged:
+                    h = np.array([hand.hands[(seat + j) % 4] for j in range(4)], dtype="<u4")
+                    o = np.concatenate([o, np.unpackbits(h.view(np.uint8), bitorder="little").astype(np.float32)])
+                obs[k], masks[k], actions[k] = o, action_mask(hand, seat), label
+                teams.append(seat % 2)
+                k += 1
+            move = rng.choice(hand.legal_actions()) if rng.random() < random_share else label
+            hand.apply(move)
+        score = hand.result.score
+        for j, team in enumerate(teams):
+            values[start + j] = (score[team] - score[1 - team]) / reward_scale
+    return obs, masks, actions, values
+
+
+def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float,
+             quiet: bool = False) -> dict:  # fmt: skip
+    """Fit ``net`` to the heuristic in place; returns accuracy and losses for the log."""
+    if cfg.positions <= 0:
+        return {}
+    t0 = time.perf_counter()
+    obs, masks, actions, values = collect(cfg.positions, seed, rules, cfg.random_share, reward_scale, net.spec.privileged_critic)
+    t_collect = time.perf_counter() - t0
+    gen = torch.Generator().manual_seed(seed)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    X, M = torch.from_numpy(obs), torch.from_numpy(masks)
+    A, V = torch.from_numpy(actions), torch.from_numpy(values)
+    n = len(X)
+    stats = {}
+    for epoch in range(cfg.epochs):
+        order = torch.randperm(n, generator=gen)
+        tot_pi = tot_v = correct = 0.0
+        for s in range(0, n, cfg.batch_size):
+            idx = order[s : s + cfg.batch_size]
+            logits, value = net(X[idx], M[idx])
+            loss_pi = F.cross_entropy(logits, A[idx])
+            loss_v = F.mse_loss(value, V[idx])
+            loss = loss_pi + cfg.value_weight * loss_v
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot_pi += loss_pi.item() * len(idx)
+            tot_v += loss_v.item() * len(idx)
+            correct += (logits.argmax(1) == A[idx]).sum().item()
+        stats = {"policy_loss": tot_pi / n, "value_loss": tot_v / n, "accuracy": correct / n}
+        if not quiet:
+            print(f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['accuracy']:.1%}, "
+                  f"policy loss {stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+    stats["positions"] = n
+    stats["seconds"] = time.perf_counter() - t0
+    stats["collect_seconds"] = t_collect
+    return stats
