@@ -35,9 +35,19 @@ def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
         raise AgentSpecError(str(e)) from None
 
 
+def _make_search(seed: int, params: dict[str, Any]) -> Agent:
+    from agents.search import SearchAgent, SearchConfig, SearchConfigError
+
+    try:
+        return SearchAgent(seed, SearchConfig.from_dict(params))
+    except SearchConfigError as e:
+        raise AgentSpecError(str(e)) from None
+
+
 AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
     "random": _make_random,
     "heuristic": _make_heuristic,
+    "search": _make_search,
 }
 
 

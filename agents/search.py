@@ -1,0 +1,295 @@
+"""``search``: sampled hidden hands with lookahead (issue 4).
+
+For each card decision (R5) the player
+
+1. samples ``worlds`` deals of the unseen cards, uniformly among those consistent with what
+   its ``PlayerView`` shows (``agents.sampling``: exact counting, no inconsistent world);
+2. for every legal card and every world, plays the hand to its end: the ``heuristic`` card
+   play (``agents.card_play``, which sees only the world's public knowledge) until
+   ``endgame_tricks`` tricks are left, then exact perfect-information alpha-beta search
+   (``agents.endgame``) of the rest;
+3. plays the card with the best mean hand score of its team minus the other team's (game
+   points of the hand, R7, with the world's projects and baloot, R6).
+
+The same worlds serve every card (common random numbers), so the comparison between cards
+is sharper than the noise of one world. A forced card is played at once.
+
+Worlds are built from the view only: the other seats' hands come from the sampler; the
+projects and the baloot of every seat are recomputed from the world's 8-card hands (R6.1,
+R6.5), which agrees with the public ones because the sampler rejects worlds that would
+declare other projects. The rule variants (public) are read from the table's ``RuleConfig``.
+
+Bidding (R3) and doubling (R4) use the ``heuristic`` agent's documented bars; a sampled
+estimate of each call has not been built yet (see docs/RESULTS.md).
+
+With a fixed seed every decision is deterministic, unless ``time_budget`` is set: then the
+number of worlds depends on the clock (at least ``min_worlds``).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from agents.base import Agent, PlayerView
+from agents.card_play import choose_card
+from agents.endgame import solve
+from agents.heuristic import HeuristicAgent
+from agents.sampling import WorldSampler
+from baloot_env.cards import KING, NUM_SEATS, NUM_TRICKS, QUEEN, cards_of
+from baloot_env.hand import PLAY, HandState
+from baloot_env.projects import BALOOT_POINTS, declare_projects, has_baloot, scoring_projects
+from baloot_env.rules import RuleConfig
+from baloot_env.scoring import HOKUM, score_hand
+
+SEARCH_DEFAULT_WORLDS = 16
+
+
+class SearchConfigError(ValueError):
+    """A search parameter that does not exist or has a bad value."""
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Parameters of the search player.
+
+    Attributes:
+        worlds: sampled worlds per decision.
+        playouts: playouts per world and card (more than 1 only helps with ``epsilon`` > 0).
+        epsilon: probability that a playout move is a random legal card instead of the heuristic's.
+        endgame_tricks: tricks left when the exact search takes over (3 means the last 12 cards).
+        time_budget: seconds per decision, 0 for none; when set, worlds are added until it is spent.
+        min_worlds: worlds used even when the time budget is spent.
+        max_tries: project rejections per world before the sampler falls back.
+    """
+
+    worlds: int = SEARCH_DEFAULT_WORLDS
+    playouts: int = 1
+    epsilon: float = 0.0
+    endgame_tricks: int = 3
+    time_budget: float = 0.0
+    min_worlds: int = 4
+    max_tries: int = 200
+
+    def __post_init__(self) -> None:
+        for name in ("worlds", "playouts", "min_worlds", "max_tries"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise SearchConfigError(f"search param {name} must be an integer >= 1, got {v!r}")
+        if isinstance(self.endgame_tricks, bool) or self.endgame_tricks not in range(0, NUM_TRICKS + 1):
+            raise SearchConfigError(f"search param endgame_tricks must be 0-8, got {self.endgame_tricks!r}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            raise SearchConfigError(f"search param epsilon must be in [0, 1], got {self.epsilon!r}")
+        if self.time_budget < 0:
+            raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SearchConfig:
+        """Build from a dict; unknown keys or wrong types are an error."""
+        if not isinstance(data, dict):
+            raise SearchConfigError(f"search params must be a mapping, got {type(data).__name__}")
+        types = {f.name: f.type for f in fields(cls)}
+        unknown = sorted(set(data) - set(types))
+        if unknown:
+            raise SearchConfigError(f"unknown search params {unknown}; known are {sorted(types)}")
+        out = {}
+        for k, v in data.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise SearchConfigError(f"search param {k} must be a number, got {v!r}")
+            out[k] = float(v) if types[k] == "float" else v
+        return cls(**out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Seen:
+    """The fields of a ``PlayerView`` that ``card_play.choose_card`` reads, taken from a world."""
+
+    __slots__ = (
+        "seat", "hand", "legal_mask", "trump", "caller", "played_by", "voids", "no_trumps",
+        "trick_cards", "trick_seats", "trick_winner",
+    )  # fmt: skip
+
+    def __init__(self, state: HandState) -> None:
+        seat = state.to_act
+        self.seat = seat
+        self.hand = state.hands[seat]
+        self.legal_mask = state.legal_mask()
+        self.trump = state.trump
+        self.caller = state.caller
+        self.played_by = state.played_by
+        self.voids = state.voids
+        self.no_trumps = state.no_trumps
+        self.trick_cards = state.trick_cards
+        self.trick_seats = state.trick_seats
+        self.trick_winner = state.trick_winner
+
+
+def build_world(view: PlayerView, hands: list[int], rules: RuleConfig) -> HandState:
+    """A ``HandState`` in the play phase with the given holdings and the view's public history.
+
+    Only public fields of ``view`` are read. The deal itself (first cards and stock order) is
+    not known and not needed in the play phase, so ``deal`` is None; ``history`` is empty.
+    """
+    w = HandState.__new__(HandState)
+    w.rules = rules
+    w.deal = None
+    w.dealer = view.dealer
+    w.match_score = tuple(view.match_score)
+    w.phase = PLAY
+    w.to_act = view.to_act
+    w.hands = list(hands)
+    w.bid_round = view.bid_round
+    w.bids = list(view.bids)
+    w.hokum_bidder = -1
+    w.contract = view.contract
+    w.trump = view.trump
+    w.caller = view.caller
+    w.level = view.level
+    w.doubling_calls = list(view.doubling_calls)
+    raisers = [s for s, a in view.doubling_calls if a != 32]
+    w.last_raiser = raisers[-1] if raisers else -1
+    w.doubling_passes = 0
+    w.played_by = list(view.played_by)
+    w.full_hands = [hands[s] | view.played_by[s] for s in range(NUM_SEATS)]
+    hokum = view.contract == HOKUM
+    w.baloot_seat = -1
+    w.baloot_announced = False
+    if rules.projects:  # R6.1, R6.5, R6.6
+        w.projects = [declare_projects(h, hokum, rules.four_aces_hokum) for h in w.full_hands]
+        if hokum:
+            for s in range(NUM_SEATS):
+                if has_baloot(w.full_hands[s], view.trump):
+                    w.baloot_seat = s
+                    both = 1 << (8 * view.trump + KING) | 1 << (8 * view.trump + QUEEN)
+                    w.baloot_announced = view.played_by[s] & both == both  # R6.5
+    else:
+        w.projects = [[], [], [], []]
+    w.trick_seats = list(view.trick_seats)
+    w.trick_cards = list(view.trick_cards)
+    w.trick_winner = view.trick_winner
+    w.trick_win_card = w.trick_best_trump = -1
+    if view.trick_cards:
+        w.trick_win_card = view.trick_cards[view.trick_seats.index(view.trick_winner)]
+        if w.trick_win_card >> 3 == view.trump:
+            w.trick_best_trump = w.trick_win_card  # a trump on the table wins the trick (R5.5)
+    w.tricks = list(view.tricks)
+    w.tricks_won = list(view.tricks_won)
+    w.raw = list(view.raw)
+    w.voids = list(view.voids)
+    w.no_trumps = list(view.no_trumps)
+    w.history = []
+    w.result = None
+    return w
+
+
+def leaf_function(world: HandState, team: int):
+    """Value for ``team`` of a finished hand of ``world``: its score minus the other's (R7).
+
+    Returns a function of (team 0 raw points with the last-trick bonus, team 0 tricks), cached.
+    """
+    hokum = world.contract == HOKUM
+    total = 162 if hokum else 130
+    baloot = [0, 0]
+    if world.baloot_seat >= 0:
+        baloot[world.baloot_seat % 2] = BALOOT_POINTS
+    cache: dict[tuple[int, int], int] = {}
+    args = (world.contract, world.caller, world.level)
+
+    def leaf(raw0: int, tricks0: int) -> int:
+        key = (raw0, tricks0)
+        v = cache.get(key)
+        if v is None:
+            tricks = [tricks0, NUM_TRICKS - tricks0]
+            per_team = scoring_projects(world.projects, world.dealer, tricks, hokum)
+            hs = score_hand(*args, [raw0, total - raw0], tricks, per_team, baloot, world.rules, world.match_score)
+            v = hs.score[team] - hs.score[1 - team]
+            cache[key] = v
+        return v
+
+    return leaf
+
+
+def cards_left(state: HandState) -> int:
+    return sum(h.bit_count() for h in state.hands)
+
+
+class SearchAgent(Agent):
+    """Sampled-worlds lookahead for card play; heuristic bidding and doubling (module docstring)."""
+
+    name = "search"
+    deterministic = False
+
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None):
+        super().__init__(seed)
+        self.config = config or SearchConfig()
+        self.heuristic = HeuristicAgent(seed)
+        self.last_stats: dict[str, Any] = {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"agent": self.name, "params": self.config.to_dict()}
+
+    def act(self, view: PlayerView) -> int:
+        if view.phase != PLAY:
+            return self.heuristic.act(view)  # R3, R4: the heuristic's bars (module docstring)
+        legal = cards_of(view.legal_mask)
+        if len(legal) == 1:
+            return legal[0]
+        values = self.evaluate(view)
+        best = max(values.values())
+        # Ties (common when the cards are equivalent) go to the heuristic's choice when it is
+        # among them, else to the lowest id: stable and deterministic.
+        tied = [c for c in legal if values[c] == best]
+        h = choose_card(view)
+        return h if h in tied else tied[0]
+
+    def evaluate(self, view: PlayerView, rng: random.Random | None = None) -> dict[int, float]:
+        """Mean value (own team's hand score minus the other's, R7) of every legal card."""
+        cfg = self.config
+        rng = rng or self.rng
+        rules = _rules_of(view)
+        sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
+        legal = cards_of(view.legal_mask)
+        team = view.seat % 2
+        sums = dict.fromkeys(legal, 0.0)
+        n = 0
+        start = time.perf_counter()
+        endgame_cards = NUM_SEATS * cfg.endgame_tricks
+        while True:
+            if cfg.time_budget > 0:
+                if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
+                    break
+            elif n >= cfg.worlds:
+                break
+            world = build_world(view, sampler.sample(rng), rules)
+            leaf = leaf_function(world, team)
+            for card in legal:
+                for _ in range(cfg.playouts):
+                    s = world.clone()
+                    s.apply(card)
+                    sums[card] += self._finish(s, team, leaf, endgame_cards, rng)
+            n += 1
+        self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
+        return {c: sums[c] / (n * cfg.playouts) for c in legal}
+
+    def _finish(self, s: HandState, team: int, leaf, endgame_cards: int, rng: random.Random) -> float:
+        """Play ``s`` to the end: heuristic playout, then exact search of the last tricks."""
+        eps = self.config.epsilon
+        while s.phase == PLAY and cards_left(s) > endgame_cards:
+            if eps and rng.random() < eps:
+                s.apply(rng.choice(s.legal_actions()))
+            else:
+                s.apply(choose_card(_Seen(s)))
+        if s.phase != PLAY:
+            return leaf(s.raw[0], s.tricks_won[0])
+        trick = list(zip(s.trick_seats, s.trick_cards, strict=True))
+        return solve(s.hands, s.to_act, trick, s.trump, s.raw[0], s.tricks_won[0], len(s.tricks), team, leaf)
+
+
+def _rules_of(view: PlayerView) -> RuleConfig:
+    """The table's rule variants (public); RULES.md defaults when the view has no table."""
+    state = getattr(view, "_state", None)
+    return getattr(state, "rules", None) or RuleConfig()
