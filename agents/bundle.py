@@ -1,10 +1,25 @@
 """Policy bundles: a folder with the network weights and a verified ``manifest.json``.
 
-``save_bundle`` writes ``weights.pt`` and a manifest holding the versions (observation, action,
-environment), the ``RuleConfig``, the architecture, the training config, the SHA-256 of the
-weights and the latest evaluation results. ``load_policy`` verifies all of that *before*
-loading anything and refuses with a ``BundleError`` saying what is wrong; only then does it log
-one line naming what it loaded. Loading needs torch only (no stable-baselines3).
+A bundle is what other programs load: a game server, an analysis notebook, the ONNX exporter
+(``eval.export``). ``save_bundle`` writes ``weights.pt`` and then a manifest holding
+
+- the versions the weights were made for: ``obs_version`` and ``obs_size``
+  (``baloot_env.observation``), ``action_version`` (R9, ``baloot_env.actions``), ``env``
+  (``baloot_v0``);
+- the ``rules`` (a ``RuleConfig`` dict), the architecture ``net`` (a ``NetSpec`` dict) and its
+  ``parameters`` count, the ``training`` config;
+- ``weights_sha256``, the SHA-256 of ``weights.pt``, and ``manifest_sha256``, the SHA-256 of
+  the manifest's own canonical JSON without that key (so a flipped byte anywhere is caught);
+- ``evaluations``: the latest duplicate results, each with ``opponent``, ``deal_set``,
+  ``checksum`` (of the deal set), ``deals``, ``mean``, ``ci95`` and ``date``.
+
+``load_policy`` verifies everything (files present, manifest intact, versions, weights
+checksum, architecture against the tensors) *before* it builds the network, refuses with a
+``BundleError`` saying which check failed, and only then logs one line naming what it loaded:
+name, checksum and evaluation. A reference system once served a random policy for days because
+its loader said "model loaded" before it had verified the file; ours cannot.
+
+Loading needs torch and numpy only: this module does not import stable-baselines3.
 """
 
 from __future__ import annotations
@@ -19,19 +34,24 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
-from agents.base import Agent, PlayerView
 from agents.network import BalootNet, NetSpec
-from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS
+from agents.policy import PolicyAgent
+from baloot_env.actions import ACTION_VERSION
 from baloot_env.env import ENV_NAME
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
 MANIFEST = "manifest.json"
+REQUIRED_KEYS = ("name", "obs_version", "obs_size", "action_version", "env", "net", "weights_sha256")
 log = logging.getLogger("baloot.bundle")
+
+__all__ = [
+    "BUNDLE_FORMAT", "BundleError", "MANIFEST", "PolicyAgent", "WEIGHTS", "describe_evaluations", "load_net",
+    "load_policy", "read_manifest", "save_bundle", "update_evaluations",
+]  # fmt: skip
 
 
 class BundleError(ValueError):
@@ -40,6 +60,12 @@ class BundleError(ValueError):
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def manifest_digest(manifest: dict[str, Any]) -> str:
+    """SHA-256 of the manifest's canonical JSON (sorted keys, no spaces), ``manifest_sha256`` left out."""
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    return _sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -56,6 +82,12 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    manifest = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    manifest["manifest_sha256"] = manifest_digest(manifest)
+    _write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+
+
 def save_bundle(
     path: str | Path,
     net: BalootNet,
@@ -64,8 +96,23 @@ def save_bundle(
     rules: dict | None = None,
     training: dict | None = None,
     evaluations: list[dict] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> Path:
-    """Write a bundle folder (weights first, manifest last, each atomically)."""
+    """Write a bundle folder: the weights first, then the manifest, each atomically.
+
+    Args:
+        path: the folder (created if needed; an existing bundle there is replaced).
+        net: the network; its ``spec`` becomes the manifest's ``net``.
+        name: a short label, logged on load and used in reports.
+        rules: the ``RuleConfig`` dict the policy was trained under.
+        training: the training config (JSON-ready), e.g. ``train.config.to_dict(cfg)``.
+        evaluations: duplicate results (see the module docstring).
+        extra: further JSON-ready manifest keys (e.g. ``distillation``); they may not replace
+            the keys above.
+
+    Returns:
+        The folder.
+    """
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -81,118 +128,184 @@ def save_bundle(
         "env": ENV_NAME,
         "rules": rules or {},
         "net": net.spec.to_dict(),
+        "parameters": sum(p.numel() for p in net.parameters()),
         "training": training or {},
         "weights_sha256": _sha256(weights),
-        "parameters": sum(p.numel() for p in net.parameters()),
         "evaluations": evaluations or [],
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
-    _write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+    clash = sorted(set(extra or {}) & set(manifest))
+    if clash:
+        raise ValueError(f"extra manifest keys {clash} would replace the standard ones")
+    manifest.update(extra or {})
+    _write_manifest(folder, manifest)
     return folder
 
 
+def update_evaluations(path: str | Path, evaluations: list[dict]) -> dict[str, Any]:
+    """Replace a verified bundle's ``evaluations`` (the manifest checksum is renewed); returns the manifest."""
+    folder = Path(path)
+    _, manifest = load_net(folder)
+    manifest["evaluations"] = list(evaluations)
+    _write_manifest(folder, manifest)
+    return manifest
+
+
 def read_manifest(path: str | Path) -> dict[str, Any]:
-    """The manifest of a bundle, checked for format and versions (weights not yet read)."""
+    """The manifest of a bundle, checked for presence, integrity, format and versions.
+
+    The weights are not read here (``load_net`` does that).
+
+    Raises:
+        BundleError: the folder or manifest is missing, the manifest is corrupt or edited, or
+            it was made for another observation, action or environment version.
+    """
     folder = Path(path)
     if not folder.is_dir():
         raise BundleError(f"policy bundle {folder} does not exist or is not a folder")
     mpath = folder / MANIFEST
     if not mpath.is_file():
-        raise BundleError(f"policy bundle {folder} has no {MANIFEST}")
+        raise BundleError(f"policy bundle {folder} has no {MANIFEST} (missing file)")
     try:
-        manifest = json.loads(mpath.read_text())
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BundleError(f"{mpath} is corrupt: {e}") from None
+        raise BundleError(f"policy bundle {folder}: {MANIFEST} is corrupt (not readable JSON: {e})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
-        raise BundleError(f"{mpath} is not a {BUNDLE_FORMAT} manifest")
-    checks = (("obs_version", OBS_VERSION), ("action_version", ACTION_VERSION), ("env", ENV_NAME))
-    for key, want in checks:
-        if manifest.get(key) != want:
-            raise BundleError(f"policy bundle {folder} has {key} {manifest.get(key)!r}; this code needs {want!r}")
+        raise BundleError(f"policy bundle {folder}: {MANIFEST} is not a {BUNDLE_FORMAT} manifest")
+    if "manifest_sha256" in manifest and manifest["manifest_sha256"] != manifest_digest(manifest):
+        raise BundleError(
+            f"policy bundle {folder}: {MANIFEST} does not match its manifest_sha256; the manifest is corrupt "
+            "or was edited by hand (use agents.bundle.update_evaluations to change evaluations)"
+        )
+    missing = [k for k in REQUIRED_KEYS if k not in manifest]
+    if missing:
+        raise BundleError(f"policy bundle {folder}: {MANIFEST} lacks the keys {missing}")
+    checks = (
+        ("obs_version", OBS_VERSION, "OBS_VERSION"),
+        ("obs_size", OBS_SIZE, "OBS_SIZE"),
+        ("action_version", ACTION_VERSION, "ACTION_VERSION"),
+        ("env", ENV_NAME, "the environment"),
+    )
+    for key, want, what in checks:
+        if manifest[key] != want:
+            raise BundleError(
+                f"policy bundle {folder} was made for {key} {manifest[key]!r}; this code has {what} {want!r} "
+                "(retrain or re-export the policy for this version)"
+            )
+    if manifest.get("rules"):
+        from baloot_env.rules import RuleConfig
+
+        try:
+            RuleConfig.from_dict(manifest["rules"])
+        except (TypeError, ValueError) as e:
+            raise BundleError(f"policy bundle {folder}: its rules are not a RuleConfig of this code: {e}") from None
     return manifest
 
 
+def _check_architecture(folder: Path, spec: NetSpec, state: dict, manifest: dict[str, Any]) -> None:
+    """Refuse weights whose tensors (names and shapes) are not those of ``BalootNet(spec)``."""
+    with torch.device("meta"):  # shapes only: no memory, no random initialisation
+        want = {k: tuple(v.shape) for k, v in BalootNet(spec).state_dict().items()}
+    have = {k: tuple(v.shape) for k, v in state.items() if isinstance(v, torch.Tensor)}
+    if len(have) != len(state):
+        raise BundleError(f"policy bundle {folder}: {WEIGHTS} holds entries that are not tensors")
+    problems = [f"missing {k}" for k in want if k not in have]
+    problems += [f"unexpected {k}" for k in have if k not in want]
+    problems += [
+        f"{k} has shape {list(have[k])}, the architecture needs {list(s)}"
+        for k, s in want.items()
+        if k in have and have[k] != s
+    ]
+    if problems:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        raise BundleError(
+            f"policy bundle {folder}: the weights do not fit the manifest's architecture {spec.to_dict()}: {shown}"
+        )
+    count = sum(int(torch.Size(s).numel()) for s in want.values())
+    if "parameters" in manifest and manifest["parameters"] != count:
+        raise BundleError(
+            f"policy bundle {folder}: the manifest says {manifest['parameters']} parameters, the architecture has {count}"
+        )
+
+
 def load_net(path: str | Path) -> tuple[BalootNet, dict[str, Any]]:
-    """Verify a bundle (manifest, versions, checksum, architecture) and return its network."""
+    """Verify a bundle (manifest, versions, checksum, architecture) and return its network.
+
+    Nothing is built or logged until every check has passed.
+
+    Raises:
+        BundleError: any failed check, naming it (missing file, corrupt manifest, version,
+            checksum, architecture).
+    """
     folder = Path(path)
     manifest = read_manifest(folder)
     wpath = folder / WEIGHTS
     if not wpath.is_file():
-        raise BundleError(f"policy bundle {folder} has no {WEIGHTS}")
+        raise BundleError(f"policy bundle {folder} has no {WEIGHTS} (missing file)")
     weights = wpath.read_bytes()
     digest = _sha256(weights)
-    if digest != manifest.get("weights_sha256"):
+    if digest != manifest["weights_sha256"]:
         raise BundleError(
             f"policy bundle {folder}: {WEIGHTS} has SHA-256 {digest[:12]}..., the manifest says "
-            f"{str(manifest.get('weights_sha256'))[:12]}...; the file is corrupt or was replaced"
+            f"{str(manifest['weights_sha256'])[:12]}...; the weights file is corrupt or was replaced"
         )
     try:
         spec = NetSpec.from_dict(manifest["net"])
     except (KeyError, TypeError, ValueError) as e:
-        raise BundleError(f"policy bundle {folder}: malformed architecture in manifest: {e}") from None
+        raise BundleError(f"policy bundle {folder}: malformed architecture in the manifest: {e!r}") from None
     if spec.obs_size != OBS_SIZE:
-        raise BundleError(f"policy bundle {folder} expects observations of size {spec.obs_size}, this code has {OBS_SIZE}")
-    net = BalootNet(spec)
+        raise BundleError(
+            f"policy bundle {folder}: its network reads observations of size {spec.obs_size}, this code has {OBS_SIZE}"
+        )
     try:
         state = torch.load(io.BytesIO(weights), map_location="cpu", weights_only=True)
-        net.load_state_dict(state)
-    except Exception as e:  # a mismatched architecture or unreadable tensor file
-        raise BundleError(f"policy bundle {folder}: weights do not fit the architecture: {e}") from None
+    except Exception as e:  # torch raises many types for an unreadable tensor file
+        raise BundleError(f"policy bundle {folder}: {WEIGHTS} cannot be read as tensors: {e}") from None
+    if not isinstance(state, dict):
+        raise BundleError(f"policy bundle {folder}: {WEIGHTS} is not a state dict")
+    _check_architecture(folder, spec, state, manifest)
+    net = BalootNet(spec)
+    net.load_state_dict(state)
     net.eval()
     return net, manifest
 
 
-class PolicyAgent(Agent):
-    """A trained network as an agent; greedy (``deterministic``) or sampling from its policy."""
-
-    def __init__(self, net: BalootNet, manifest: dict[str, Any] | None = None, seed: int = 0, deterministic: bool = True):
-        super().__init__(seed)
-        self.net = net
-        self.manifest = manifest or {}
-        self.name = self.manifest.get("name", "policy")
-        self.deterministic = deterministic
-        self._np_rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int) -> None:
-        super().reset(seed)
-        self._np_rng = np.random.default_rng(seed)
-
-    def act(self, view: PlayerView) -> int:
-        return self.act_batch([view])[0]
-
-    def act_batch(self, views: list[PlayerView]) -> list[int]:
-        obs = np.stack([v.observation() for v in views])
-        masks = np.stack([v.action_mask() for v in views])
-        return self.act_arrays(obs, masks)
-
-    def act_arrays(self, obs: np.ndarray, masks: np.ndarray) -> list[int]:
-        """Actions for a batch of observations and int8 masks (the form any app holds)."""
-        obs = np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE)
-        masks = np.asarray(masks).reshape(-1, NUM_ACTIONS)
-        if not masks.any(axis=1).all():
-            raise ValueError("every mask needs at least one legal action")
-        with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks.astype(np.int8)))
-        if self.deterministic:
-            return [int(a) for a in logits.argmax(dim=1)]
-        probs = torch.softmax(logits, dim=1).numpy().astype(np.float64) * (masks > 0)
-        cum = np.cumsum(probs, axis=1)
-        u = self._np_rng.random(len(obs)) * cum[:, -1]
-        return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
-
-    def describe(self) -> dict[str, Any]:
-        return {"agent": self.name, "weights_sha256": self.manifest.get("weights_sha256")}
+def describe_evaluations(manifest: dict[str, Any]) -> str:
+    """One phrase for the latest evaluation against each opponent, e.g. ``vs heuristic +2.10 [+1.60, +2.60] ...``."""
+    latest: dict[str, dict] = {}
+    for ev in manifest.get("evaluations") or []:
+        if isinstance(ev, dict) and "mean" in ev and "ci95" in ev:
+            latest[str(ev.get("opponent"))] = ev  # later entries replace earlier ones
+    if not latest:
+        return "not evaluated"
+    parts = []
+    for opp, ev in latest.items():
+        lo, hi = ev["ci95"]
+        where = f"{ev.get('deals', '?')} deals of {ev.get('deal_set', '?')} ({str(ev.get('checksum', ''))[:12]})"
+        parts.append(
+            f"vs {Path(opp).name or opp} {ev['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] on {where}, {ev.get('date', 'undated')}"
+        )
+    return "; ".join(parts)
 
 
 def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True) -> PolicyAgent:
-    """Verify and load a policy bundle, then log one line: name, checksum, evaluation."""
+    """Verify and load a policy bundle, then log one line: name, checksum, evaluation.
+
+    Args:
+        path: the bundle folder.
+        seed: seeds the sampling generator (``deterministic=False``).
+        deterministic: greedy (the most probable legal action) or sampled from the policy.
+
+    Returns:
+        A ``PolicyAgent`` (``act(view)``, ``act(observation, mask)``, ``act_arrays(obs, masks)``).
+
+    Raises:
+        BundleError: the bundle failed a check; nothing was loaded or logged.
+    """
     net, manifest = load_net(path)
-    evals = manifest.get("evaluations") or []
-    last = evals[-1] if evals else None
-    result = (
-        f"{last.get('opponent')} {last.get('mean', float('nan')):+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]"
-        if last and "ci95" in last
-        else "not evaluated"
-    )
-    log.info("loaded policy %s sha256=%s... eval: %s", manifest["name"], manifest["weights_sha256"][:12], result)
+    log.info(
+        "loaded policy %s from %s: weights sha256 %s, %d parameters, eval: %s",
+        manifest["name"], path, manifest["weights_sha256"], sum(p.numel() for p in net.parameters()),
+        describe_evaluations(manifest),
+    )  # fmt: skip
     return PolicyAgent(net, manifest, seed=seed, deterministic=deterministic)

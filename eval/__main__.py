@@ -1,10 +1,11 @@
-"""Command line: ``python -m eval`` (duplicate run), ``python -m eval promote``, ``python -m eval league``.
+"""Command line: ``python -m eval`` (duplicate run), ``promote``, ``league`` and ``export`` (ONNX).
 
 Examples::
 
     python -m eval --a heuristic --b random --deals 960 --workers 2 --json runs/hr.json
     python -m eval promote --candidate runs/cand.json --champion runs/champion.json --workers 2
     python -m eval league --agents random heuristic runs/cand.json --deal-set small
+    python -m eval export --policy policies/champion --out champion.onnx --time 2000
 """
 
 from __future__ import annotations
@@ -109,9 +110,20 @@ def league_main(argv: list[str]) -> int:
     return 0
 
 
+def export_main(argv: list[str]) -> int:
+    from eval.export import ExportError  # torch: imported only for export
+    from eval.export import export_main as run_export
+
+    try:
+        return run_export(argv)
+    except ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    command = {"promote": promote_main, "league": league_main}.get(argv[0] if argv else "", None)
+    command = {"promote": promote_main, "league": league_main, "export": export_main}.get(argv[0] if argv else "", None)
     try:
         if command is not None:
             return command(argv[1:])

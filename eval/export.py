@@ -1,0 +1,239 @@
+"""ONNX export of a policy bundle, for programs outside Python (game servers, mobile clients).
+
+``export_onnx(bundle, "model.onnx")`` verifies the bundle (``agents.bundle.load_net``) and
+writes two files:
+
+- ``model.onnx``: inputs ``observation`` float32 [batch, OBS_SIZE] and ``mask`` int8
+  [batch, 42] (nonzero = legal, R9); outputs ``logits`` float32 [batch, 42], the masked logits
+  (illegal actions at ``MASKED_LOGIT`` = -1e8, so the argmax is always legal) and ``value``
+  float32 [batch], the value head's estimate of the hand's outcome. The batch axis is dynamic;
+  opset 17 or newer.
+- ``model.manifest.json``: the bundle's manifest plus an ``onnx`` section: the file's SHA-256,
+  opset, input and output names, dtypes and shapes, and the masked-logit value. A loader checks
+  ``obs_version``, ``action_version`` and the SHA-256 before using the model, as
+  ``examples/node/pick.js`` does.
+
+The export uses torch's TorchScript-based exporter (``dynamo=False``): the network is a plain
+MLP that it handles exactly, and the newer exporter would add a dependency (onnxscript).
+``check_parity`` compares onnxruntime with torch on real positions (``eval.positions``), and
+``time_onnx`` measures inference per decision on one core.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.bundle import load_net
+from agents.network import MASKED_LOGIT, BalootNet
+from baloot_env.actions import NUM_ACTIONS
+
+MIN_OPSET = 17
+INPUTS = ("observation", "mask")
+OUTPUTS = ("logits", "value")
+
+
+class ExportError(RuntimeError):
+    """The export failed or the exported model disagrees with torch."""
+
+
+class _Exported(nn.Module):
+    """The network with the exported signature: (observation, int8 mask) -> (masked logits, value)."""
+
+    def __init__(self, net: BalootNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(observation, mask)
+
+
+def manifest_path(onnx_path: str | Path) -> Path:
+    """Where the manifest of ``model.onnx`` goes: ``model.manifest.json`` beside it."""
+    p = Path(onnx_path)
+    return p.with_name(p.stem + ".manifest.json")
+
+
+def export_onnx(bundle: str | Path, out: str | Path, opset: int = MIN_OPSET) -> dict[str, Any]:
+    """Verify ``bundle`` and export it to ``out`` (ONNX) with its manifest beside it.
+
+    Returns:
+        The manifest written beside the model.
+
+    Raises:
+        agents.bundle.BundleError: the bundle failed verification (nothing is written).
+        ValueError: an opset below 17.
+    """
+    if opset < MIN_OPSET:
+        raise ValueError(f"opset must be {MIN_OPSET} or newer, got {opset}")
+    net, manifest = load_net(bundle)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    obs_size = net.spec.obs_size
+    example = (torch.zeros(2, obs_size), torch.ones(2, NUM_ACTIONS, dtype=torch.int8))
+    batch = {0: "batch"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
+        torch.onnx.export(
+            _Exported(net).eval(), example, str(out), input_names=list(INPUTS), output_names=list(OUTPUTS),
+            dynamic_axes={name: batch for name in INPUTS + OUTPUTS}, opset_version=opset, dynamo=False,
+        )  # fmt: skip
+    data = out.read_bytes()
+    meta = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    meta["bundle_manifest_sha256"] = manifest.get("manifest_sha256")
+    meta["onnx"] = {
+        "file": out.name,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "opset": opset,
+        "inputs": [
+            {"name": "observation", "dtype": "float32", "shape": ["batch", obs_size]},
+            {"name": "mask", "dtype": "int8", "shape": ["batch", NUM_ACTIONS], "meaning": "nonzero = legal (R9)"},
+        ],
+        "outputs": [
+            {
+                "name": "logits",
+                "dtype": "float32",
+                "shape": ["batch", NUM_ACTIONS],
+                "meaning": "masked logits, illegal at masked_logit",
+            },
+            {"name": "value", "dtype": "float32", "shape": ["batch"], "meaning": "value head"},
+        ],
+        "masked_logit": MASKED_LOGIT,
+        "bundle": str(bundle),
+    }
+    manifest_path(out).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    return meta
+
+
+def _session(path: str | Path, threads: int = 1) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+@dataclass(frozen=True)
+class Parity:
+    """How far onnxruntime is from torch on ``positions`` positions."""
+
+    positions: int
+    argmax_agree: int
+    max_logit_diff: float  # over legal actions
+    max_value_diff: float
+    masked_equal: bool  # illegal entries are MASKED_LOGIT in both
+
+    @property
+    def ok(self) -> bool:
+        return self.argmax_agree == self.positions and self.max_logit_diff < 1e-4 and self.masked_equal
+
+
+def check_parity(onnx_path: str | Path, net: BalootNet, obs: np.ndarray, masks: np.ndarray) -> Parity:
+    """Run both on the same observations and masks (in batches of 512) and compare."""
+    sess = _session(onnx_path)
+    obs = np.ascontiguousarray(obs, dtype=np.float32)
+    masks = np.ascontiguousarray(masks != 0, dtype=np.int8)
+    agree, dlogit, dvalue, masked_equal = 0, 0.0, 0.0, True
+    for lo in range(0, len(obs), 512):
+        o, m = obs[lo : lo + 512], masks[lo : lo + 512]
+        ort_logits, ort_value = sess.run(list(OUTPUTS), {"observation": o, "mask": m})
+        with torch.no_grad():
+            t_logits, t_value = (x.numpy() for x in net(torch.from_numpy(o), torch.from_numpy(m)))
+        legal = m != 0
+        agree += int((ort_logits.argmax(axis=1) == t_logits.argmax(axis=1)).sum())
+        dlogit = max(dlogit, float(np.abs(ort_logits - t_logits)[legal].max()))
+        dvalue = max(dvalue, float(np.abs(ort_value - t_value).max()))
+        masked_equal &= bool((ort_logits[~legal] == MASKED_LOGIT).all() and (t_logits[~legal] == MASKED_LOGIT).all())
+    return Parity(len(obs), agree, dlogit, dvalue, masked_equal)
+
+
+def time_onnx(onnx_path: str | Path, obs: np.ndarray, masks: np.ndarray, repeats: int = 1) -> dict[str, float]:
+    """Milliseconds per decision with onnxruntime on one thread (batch 1, one decision at a time).
+
+    Returns ``{"median_ms", "p90_ms", "mean_ms", "decisions"}`` over ``repeats`` passes through
+    the positions (after 50 warm-up runs).
+    """
+    sess = _session(onnx_path, threads=1)
+    obs = np.ascontiguousarray(obs, dtype=np.float32)
+    masks = np.ascontiguousarray(masks != 0, dtype=np.int8)
+    for i in range(min(50, len(obs))):
+        sess.run(None, {"observation": obs[i : i + 1], "mask": masks[i : i + 1]})
+    times = []
+    for _ in range(repeats):
+        for i in range(len(obs)):
+            feed = {"observation": obs[i : i + 1], "mask": masks[i : i + 1]}
+            t0 = time.perf_counter()
+            sess.run(None, feed)
+            times.append(time.perf_counter() - t0)
+    ms = np.array(times) * 1e3
+    return {
+        "median_ms": float(np.median(ms)),
+        "p90_ms": float(np.percentile(ms, 90)),
+        "mean_ms": float(ms.mean()),
+        "decisions": len(ms),
+    }
+
+
+def verify_export(bundle: str | Path, onnx_path: str | Path, positions: int = 1000, seed: int = 0) -> Parity:
+    """Parity of an exported model with its bundle on ``positions`` real positions (heuristic and random play)."""
+    from agents.heuristic import HeuristicAgent
+    from agents.random_agent import RandomAgent
+    from eval.positions import collect_positions
+
+    net, _ = load_net(bundle)
+    pos = collect_positions(positions, [HeuristicAgent(seed), RandomAgent(seed)], seed)
+    return check_parity(onnx_path, net, pos.observations, pos.masks)
+
+
+def export_main(argv: list[str]) -> int:
+    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``."""
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it)."
+    )
+    p.add_argument("--policy", required=True, help="the policy bundle folder")
+    p.add_argument("--out", required=True, help="the .onnx file to write; the manifest goes beside it (.manifest.json)")
+    p.add_argument("--opset", type=int, default=MIN_OPSET, help=f"ONNX opset (>= {MIN_OPSET}, default {MIN_OPSET})")
+    p.add_argument("--check", type=int, default=1000, metavar="N",
+                   help="compare onnxruntime with torch on N real positions (0: skip; default 1000)")  # fmt: skip
+    p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
+    args = p.parse_args(argv)
+    meta = export_onnx(args.policy, args.out, args.opset)
+    print(
+        f"exported {meta['name']} ({meta['parameters']:,} parameters) to {args.out} (opset {args.opset}, sha256 {meta['onnx']['sha256'][:16]}...)"
+    )
+    print(f"manifest: {manifest_path(args.out)}")
+    if args.check or args.time:
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            print("check and timing skipped: onnxruntime is not installed (pip install onnxruntime)")
+            return 0
+    if args.check:
+        par = verify_export(args.policy, args.out, args.check)
+        print(f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
+              f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}")  # fmt: skip
+        if not par.ok:
+            raise ExportError(f"the exported model disagrees with torch: {par}")
+    if args.time:
+        from agents.heuristic import HeuristicAgent
+        from eval.positions import collect_positions
+
+        pos = collect_positions(args.time, [HeuristicAgent(0)], seed=1)
+        t = time_onnx(args.out, pos.observations, pos.masks)
+        print(
+            f"onnxruntime, one core, batch 1: median {t['median_ms']:.3f} ms, p90 {t['p90_ms']:.3f} ms per decision ({t['decisions']} decisions)"
+        )
+    return 0

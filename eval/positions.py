@@ -1,0 +1,91 @@
+"""Real positions from engine play: observation vectors and legal masks at every decision.
+
+Used wherever a policy must be checked or taught on positions that occur in games rather than
+on random vectors: the ONNX export's parity check and timing (``eval.export``), and the
+distillation data (``train.distill``). Hands are dealt from a seeded ``numpy`` generator
+(R2.4), played on ``HandState`` by two teams of agents (R1.1), and every decision of every seat
+is recorded from the acting seat's view (``baloot_env.observation.encode`` and the R9 mask).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.base import Agent, PlayerView
+from baloot_env.actions import NUM_ACTIONS
+from baloot_env.deal import random_deal
+from baloot_env.hand import DONE, HandState
+from baloot_env.observation import OBS_SIZE
+from baloot_env.rules import RuleConfig
+
+
+@dataclass(frozen=True)
+class Positions:
+    """``observations`` float32 (N x OBS_SIZE), ``masks`` int8 (N x 42), ``phases`` (N, "bidding"/"doubling"/"play")."""
+
+    observations: np.ndarray
+    masks: np.ndarray
+    phases: np.ndarray
+    hands: int
+
+    def __len__(self) -> int:
+        return len(self.observations)
+
+
+def collect_positions(
+    count: int,
+    agents: Sequence[Agent],
+    seed: int,
+    *,
+    epsilon: float = 0.0,
+    rules: RuleConfig | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Positions:
+    """Play hands until ``count`` decisions are recorded (the last hand is cut at ``count``).
+
+    Args:
+        count: the number of positions.
+        agents: the pool; each hand seats one agent per team, both drawn uniformly (the same
+            agent may sit on both teams: self-play).
+        seed: seeds the deals, the draws, the agents (``reset``) and the exploration.
+        epsilon: the chance that a decision is a uniformly random legal action instead of the
+            agent's, so that the positions also cover states a good player would avoid.
+        rules: rule variants (default RULES.md).
+        progress: called as ``progress(done, count)`` after every hand.
+
+    Raises:
+        ValueError: ``count`` < 1, an empty pool or ``epsilon`` outside [0, 1].
+    """
+    if count < 1 or not agents or not 0.0 <= epsilon <= 1.0:
+        raise ValueError(
+            f"need count >= 1, at least one agent and 0 <= epsilon <= 1; got {count}, {len(agents)}, {epsilon}"
+        )
+    rng = np.random.default_rng(seed)
+    rules = rules or RuleConfig()
+    obs = np.zeros((count, OBS_SIZE), dtype=np.float32)
+    masks = np.zeros((count, NUM_ACTIONS), dtype=np.int8)
+    phases: list[str] = []
+    n = hands = 0
+    while n < count:
+        state = HandState(random_deal(rng), rules)
+        team = [agents[int(i)] for i in rng.integers(len(agents), size=2)]
+        for agent in team:
+            agent.reset(int(rng.integers(2**62)))
+        hands += 1
+        while state.phase != DONE and n < count:
+            view = PlayerView.from_state(state, state.to_act)
+            obs[n] = view.observation()
+            masks[n] = view.action_mask()
+            phases.append(state.phase)
+            n += 1
+            if epsilon and rng.random() < epsilon:
+                action = int(rng.choice(view.legal_actions))
+            else:
+                action = team[state.to_act & 1].act(view)
+            state.apply(action)
+        if progress is not None:
+            progress(n, count)
+    return Positions(obs, masks, np.array(phases), hands)

@@ -1,0 +1,232 @@
+"""Policy bundles (issue 6): verified before use, refused with a message naming the problem,
+one log line after verification, array-level play without stable-baselines3."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents.bundle import (
+    MANIFEST,
+    WEIGHTS,
+    BundleError,
+    load_net,
+    load_policy,
+    read_manifest,
+    save_bundle,
+    update_evaluations,
+)
+from agents.heuristic import HeuristicAgent
+from agents.network import BalootNet, NetSpec
+from agents.registry import AgentSpecError, make_agent
+from baloot_env.observation import OBS_VERSION
+from eval.positions import collect_positions
+
+SMALL = NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,))
+EVAL = {"opponent": "heuristic", "deal_set": "small", "checksum": "4d167d1984c8abc", "deals": 64,
+        "mean": 1.25, "sd": 3.0, "ci95": [0.5, 2.0], "date": "2026-01-01T00:00:00+00:00"}  # fmt: skip
+REPO = Path(__file__).resolve().parent.parent
+
+
+def make_bundle(path: Path, spec: NetSpec = SMALL, seed: int = 0, **kw) -> Path:
+    torch.manual_seed(seed)
+    return save_bundle(
+        path, BalootNet(spec), name=kw.pop("name", "tiny"), evaluations=kw.pop("evaluations", [EVAL]), **kw
+    )
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return collect_positions(300, [HeuristicAgent(0)], seed=5, epsilon=0.2)
+
+
+def edit_manifest(folder: Path, **changes) -> None:
+    """Change manifest values and drop the manifest checksum, as in a bundle written before it existed."""
+    m = json.loads((folder / MANIFEST).read_text())
+    m.update(changes)
+    del m["manifest_sha256"]
+    (folder / MANIFEST).write_text(json.dumps(m))
+
+
+def test_round_trip_keeps_weights_and_manifest_fields(tmp_path):
+    torch.manual_seed(0)
+    net = BalootNet(SMALL)
+    save_bundle(tmp_path / "b", net, name="tiny", rules={"match": "target"}, training={"lr": 1e-3}, evaluations=[EVAL])
+    loaded, m = load_net(tmp_path / "b")
+    for (k, a), (_, b) in zip(net.state_dict().items(), loaded.state_dict().items(), strict=True):
+        assert torch.equal(a, b), k
+    assert m["obs_version"] == OBS_VERSION and m["action_version"] == 1 and m["env"] == "baloot_v0"
+    assert m["net"] == SMALL.to_dict() and m["rules"] == {"match": "target"} and m["training"] == {"lr": 1e-3}
+    assert m["parameters"] == sum(p.numel() for p in net.parameters())
+    assert len(m["weights_sha256"]) == 64 and len(m["manifest_sha256"]) == 64
+    assert m["evaluations"][0]["ci95"] == [0.5, 2.0] and "checksum" in m["evaluations"][0]
+
+
+@pytest.mark.parametrize("offset", [0, 200, -1])
+def test_one_flipped_byte_in_the_weights_is_refused(tmp_path, offset):
+    folder = make_bundle(tmp_path / "b")
+    data = bytearray((folder / WEIGHTS).read_bytes())
+    data[offset] ^= 0x01
+    (folder / WEIGHTS).write_bytes(bytes(data))
+    with pytest.raises(BundleError, match="weights.pt has SHA-256 .* corrupt or was replaced"):
+        load_policy(folder)
+
+
+def test_one_flipped_byte_in_the_manifest_is_refused(tmp_path):
+    folder = make_bundle(tmp_path / "b", name="tinyA")
+    text = (folder / MANIFEST).read_text()
+    (folder / MANIFEST).write_text(text.replace('"tinyA"', '"tinyB"'))  # one bit: A (0x41) -> B (0x42)... two
+    with pytest.raises(BundleError, match="does not match its manifest_sha256"):
+        load_policy(folder)
+    raw = bytearray((folder / MANIFEST).read_bytes())
+    raw[0] ^= 0x01  # "{" -> "z": no longer JSON
+    (folder / MANIFEST).write_bytes(bytes(raw))
+    with pytest.raises(BundleError, match="manifest.json is corrupt"):
+        load_policy(folder)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("obs_version", OBS_VERSION + 1, f"obs_version {OBS_VERSION + 1}; this code has OBS_VERSION {OBS_VERSION}"),
+        ("action_version", 0, "action_version 0; this code has ACTION_VERSION 1"),
+        ("env", "baloot_v9", "env 'baloot_v9'; this code has the environment 'baloot_v0'"),
+        ("obs_size", 700, "obs_size 700; this code has OBS_SIZE"),
+    ],
+)
+def test_wrong_versions_are_refused_naming_them(tmp_path, key, value, message):
+    folder = make_bundle(tmp_path / "b")
+    edit_manifest(folder, **{key: value})
+    with pytest.raises(BundleError, match=message):
+        load_policy(folder)
+
+
+def test_wrong_version_with_a_renewed_manifest_checksum_is_still_refused(tmp_path):
+    from agents.bundle import _write_manifest
+
+    folder = make_bundle(tmp_path / "b")
+    m = json.loads((folder / MANIFEST).read_text())
+    m["obs_version"] = 0
+    _write_manifest(folder, m)
+    with pytest.raises(BundleError, match="obs_version 0"):
+        read_manifest(folder)
+
+
+@pytest.mark.parametrize(("missing", "message"), [(WEIGHTS, "has no weights.pt"), (MANIFEST, "has no manifest.json")])
+def test_missing_files_are_refused_naming_them(tmp_path, missing, message):
+    folder = make_bundle(tmp_path / "b")
+    (folder / missing).unlink()
+    with pytest.raises(BundleError, match=message):
+        load_policy(folder)
+    with pytest.raises(BundleError, match="does not exist"):
+        load_policy(tmp_path / "nowhere")
+
+
+def test_architecture_mismatch_is_refused_before_loading(tmp_path):
+    folder = make_bundle(tmp_path / "b")
+    m = json.loads((folder / MANIFEST).read_text())
+    m["net"]["trunk"] = [32]
+    from agents.bundle import _write_manifest
+
+    _write_manifest(folder, m)
+    with pytest.raises(
+        BundleError, match=r"do not fit the manifest's architecture.*trunk.0.weight has shape \[16, 697\]"
+    ):
+        load_policy(folder)
+    m["net"] = {"trunk": "wide"}
+    _write_manifest(folder, m)
+    with pytest.raises(BundleError, match="malformed architecture"):
+        load_policy(folder)
+
+
+def test_nothing_is_logged_as_loaded_before_verification(tmp_path, caplog):
+    folder = make_bundle(tmp_path / "b")
+    data = bytearray((folder / WEIGHTS).read_bytes())
+    data[100] ^= 0x80
+    (folder / WEIGHTS).write_bytes(bytes(data))
+    caplog.set_level(logging.DEBUG)
+    with pytest.raises(BundleError):
+        load_policy(folder)
+    assert not [r for r in caplog.records if "loaded" in r.getMessage().lower()]
+
+
+def test_a_good_bundle_logs_exactly_one_line_with_name_checksum_and_evaluation(tmp_path, caplog):
+    folder = make_bundle(tmp_path / "b", name="tiny-champion")
+    sha = read_manifest(folder)["weights_sha256"]
+    caplog.set_level(logging.DEBUG, logger="baloot.bundle")
+    load_policy(folder)
+    lines = [r.getMessage() for r in caplog.records if r.name == "baloot.bundle"]
+    assert len(lines) == 1 and "\n" not in lines[0]
+    assert "loaded policy tiny-champion" in lines[0] and sha in lines[0]
+    assert "vs heuristic +1.25 [+0.50, +2.00] on 64 deals of small (4d167d1984c8)" in lines[0]
+
+
+def test_update_evaluations_renews_the_manifest_checksum(tmp_path):
+    folder = make_bundle(tmp_path / "b", evaluations=[])
+    update_evaluations(folder, [EVAL | {"mean": -0.5}])
+    assert load_policy(folder).manifest["evaluations"][0]["mean"] == -0.5
+
+
+def test_loading_does_not_import_stable_baselines3(tmp_path):
+    folder = make_bundle(tmp_path / "b")
+    code = (
+        "import sys, numpy as np, agents\n"
+        f"p = agents.load_policy({str(folder)!r})\n"
+        "obs = np.zeros(697, np.float32); mask = np.zeros(42, np.int8); mask[32] = mask[37] = 1\n"
+        "assert p.act(obs, mask) in (32, 37)\n"
+        "assert 'stable_baselines3' not in sys.modules and 'sb3_contrib' not in sys.modules, 'sb3 imported'\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+
+
+def test_act_on_arrays_greedy_and_sampled_is_legal_and_seeded(tmp_path, positions):
+    folder = make_bundle(tmp_path / "b")
+    obs, masks = positions.observations, positions.masks
+    greedy = load_policy(folder)
+    acts = greedy.act_arrays(obs, masks)
+    assert all(masks[i, a] for i, a in enumerate(acts))
+    assert [greedy.act(obs[i], masks[i]) for i in range(20)] == acts[:20]  # single = batched
+    logits, value = greedy.logits_and_value(obs, masks)
+    assert acts == [int(a) for a in logits.argmax(axis=1)] and value.shape == (len(obs),)
+    probs = greedy.probabilities(obs, masks)
+    assert np.allclose(probs.sum(axis=1), 1) and (probs[masks == 0] == 0).all()
+    sampled = load_policy(folder, seed=3, deterministic=False)
+    s1 = sampled.act_arrays(obs, masks)
+    assert all(masks[i, a] for i, a in enumerate(s1))
+    sampled.reset(3)
+    assert sampled.act_arrays(obs, masks) == s1
+    assert s1 != acts  # a random net's policy is spread: sampling differs from greedy somewhere
+    assert sampled.act_arrays(obs, masks, deterministic=True) == acts
+
+
+def test_act_rejects_bad_shapes_and_empty_masks(tmp_path):
+    p = load_policy(make_bundle(tmp_path / "b"))
+    with pytest.raises(ValueError, match="at least one legal action"):
+        p.act(np.zeros(697, np.float32), np.zeros(42, np.int8))
+    with pytest.raises(ValueError, match=r"shape \(N, 697\)"):
+        p.act(np.zeros(696, np.float32), np.ones(42, np.int8))
+    with pytest.raises(ValueError, match="needs the legal-action mask"):
+        p.act(np.zeros(697, np.float32))
+
+
+def test_policy_plays_whole_hands_through_the_agent_interface_via_make_agent(tmp_path):
+    from eval.deals import load_named
+    from eval.duplicate import play_deal
+
+    folder = make_bundle(tmp_path / "b")
+    agent = make_agent(str(folder), seed=1)
+    assert agent.name == "tiny" and agent.deterministic
+    deal = load_named("small").deals[0]
+    rec = play_deal(0, deal, agent, HeuristicAgent(0), seed=0, rules=None)  # AgentError on any illegal move
+    assert len(rec.tables) == 2
+    (folder / WEIGHTS).write_bytes(b"not weights")
+    with pytest.raises(AgentSpecError, match="corrupt or was replaced"):
+        make_agent(str(folder))

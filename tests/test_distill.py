@@ -1,0 +1,79 @@
+"""Distillation (issue 6): a tiny run makes a smaller bundle that loads and plays legal moves."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.bundle import load_net, load_policy, save_bundle
+from agents.heuristic import HeuristicAgent
+from agents.network import BalootNet, NetSpec
+from eval.positions import collect_positions
+from train.distill import DistillConfig, distill, main, teacher_targets
+
+TEACHER = NetSpec(trunk=(64, 64), head_hidden=32, value_hidden=(32,))
+
+
+@pytest.fixture(scope="module")
+def teacher(tmp_path_factory):
+    torch.manual_seed(7)
+    return save_bundle(tmp_path_factory.mktemp("teacher") / "bundle", BalootNet(TEACHER), name="tiny-teacher")
+
+
+def tiny(teacher, out, **kw) -> DistillConfig:
+    settings = dict(teacher=str(teacher), out=str(out), positions=600, rounds=2, epochs=2, batch_size=128,
+                    trunk=(8,), head_hidden=8, value_hidden=(8,), eval_deal_set="small", eval_deals=4,
+                    onnx_timing=0)  # fmt: skip
+    settings.update(kw)
+    return DistillConfig(**settings)
+
+
+def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher, tmp_path):
+    summary = distill(tiny(teacher, tmp_path / "d"), quiet=True)
+    student, manifest = load_net(summary["bundle"])
+    n_student = sum(p.numel() for p in student.parameters())
+    n_teacher = sum(p.numel() for p in load_net(teacher)[0].parameters())
+    assert n_student == summary["student_parameters"] and n_student < n_teacher / 5
+    assert manifest["teacher"]["name"] == "tiny-teacher" and manifest["teacher"]["parameters"] == n_teacher
+    assert manifest["training"]["distillation"]["positions"] == 600
+    assert [e["label"] for e in manifest["evaluations"]] == ["teacher", "heuristic"]
+    assert all(e["deals"] == 4 and len(e["ci95"]) == 2 for e in manifest["evaluations"])
+    pos = collect_positions(200, [HeuristicAgent(1)], seed=4, epsilon=0.3)
+    for deterministic in (True, False):
+        acts = load_policy(summary["bundle"], seed=2, deterministic=deterministic).act_arrays(
+            pos.observations, pos.masks
+        )
+        assert all(pos.masks[i, a] for i, a in enumerate(acts))
+    assert json.loads((tmp_path / "d" / "summary.json").read_text())["positions"] == 600
+
+
+def test_distillation_is_deterministic_for_a_seed(teacher, tmp_path):
+    a = distill(tiny(teacher, tmp_path / "a", eval_deals=0), quiet=True)
+    b = distill(tiny(teacher, tmp_path / "b", eval_deals=0), quiet=True)
+    assert load_net(a["bundle"])[1]["weights_sha256"] == load_net(b["bundle"])[1]["weights_sha256"]
+    c = distill(tiny(teacher, tmp_path / "c", eval_deals=0, seed=1), quiet=True)
+    assert load_net(c["bundle"])[1]["weights_sha256"] != load_net(a["bundle"])[1]["weights_sha256"]
+
+
+def test_soft_targets_are_zero_on_illegal_actions_and_sum_to_one(teacher):
+    net, _ = load_net(teacher)
+    pos = collect_positions(100, [HeuristicAgent(0)], seed=1)
+    probs, values = teacher_targets(net, pos.observations, pos.masks, temperature=2.0)
+    assert np.allclose(probs.sum(axis=1), 1, atol=1e-5) and (probs[pos.masks == 0] == 0).all()
+    assert values.shape == (100,)
+
+
+def test_command_line_prints_a_summary_and_refuses_bad_input(teacher, tmp_path, capsys):
+    args = ["--teacher", str(teacher), "--out", str(tmp_path / "cli"), "--positions", "400", "--epochs", "1",
+            "--trunk", "8", "--head-hidden", "8", "--value-hidden", "8", "--eval-deals", "0", "--onnx-timing", "0",
+            "--quiet"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "distillation finished" in out and "of the teacher" in out and "held-out agreement" in out
+    assert main(["--teacher", str(tmp_path / "none"), "--out", str(tmp_path / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(args + ["--positions", "10"]) == 2
+    assert "positions must be >= 200" in capsys.readouterr().err

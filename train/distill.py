@@ -1,0 +1,365 @@
+"""``python -m train distill``: a much smaller network that imitates a trained policy.
+
+Why: a game server or a phone wants a policy that answers in microseconds and ships in a few
+hundred kilobytes; the champion's trunk is mostly its first layer (697 inputs x 256), so a
+student with a narrow trunk has about a tenth of its parameters.
+
+How, in order:
+
+1. Positions (``eval.positions``): seeded hands on the engine, each team played by the teacher
+   (sampled from its policy, for variety) or ``heuristic``, with a share ``epsilon`` of random
+   legal moves. In later rounds (``rounds`` > 1) the student of the previous round plays too,
+   so that the positions include those the student itself reaches (as in DAgger).
+2. Labels: the teacher's policy on every position, a masked softmax at ``temperature`` (soft
+   targets: exactly 0 on illegal actions), and its value.
+3. Training: cross-entropy of the student's masked policy against the soft targets plus
+   ``value_weight`` x the squared error to the teacher's value; Adam, minibatches; 5% of the
+   positions held out to report the agreement (same greedy action) and the loss.
+4. The bundle (``agents.bundle``): its manifest names the teacher (name, SHA-256, parameters)
+   and the distillation config; then a duplicate evaluation against the teacher and against
+   ``heuristic`` (``train.evaluation.evaluate_bundle``) is written into it.
+
+Deterministic for a seed (one torch thread; the initialisation comes from a forked torch RNG
+seeded here, the shuffles from a ``numpy`` generator). Example::
+
+    python -m train distill --teacher policies/champion --out runs/distill
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.bundle import BundleError, load_net, save_bundle, update_evaluations
+from agents.heuristic import HeuristicAgent
+from agents.network import BalootNet, NetSpec
+from agents.policy import PolicyAgent
+from baloot_env.rules import RuleConfig
+from eval.positions import collect_positions
+
+HELD_OUT = 0.05
+
+
+@dataclass(frozen=True)
+class DistillConfig:
+    """Settings of one distillation run (every field is a command-line flag)."""
+
+    teacher: str
+    out: str = "runs/distill"
+    positions: int = 60_000
+    rounds: int = 2
+    epochs: int = 6
+    batch_size: int = 256
+    learning_rate: float = 3e-3
+    trunk: tuple[int, ...] = (40,)
+    head_hidden: int = 32
+    value_hidden: tuple[int, ...] = (32,)
+    temperature: float = 1.0
+    value_weight: float = 0.5
+    epsilon: float = 0.05
+    eval_deal_set: str = "standard960"
+    eval_deals: int = 256
+    eval_workers: int = 1
+    onnx_timing: int = 2000
+    seed: int = 0
+    torch_threads: int = 1
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.positions < 200:
+            problems.append(f"positions must be >= 200, got {self.positions}")
+        if not 1 <= self.rounds <= 10:
+            problems.append(f"rounds must be 1-10, got {self.rounds}")
+        if self.epochs < 1 or self.batch_size < 1 or self.learning_rate <= 0:
+            problems.append("epochs, batch_size and learning_rate must be positive")
+        if not self.trunk or min(self.trunk) < 1 or self.head_hidden < 1:
+            problems.append(f"trunk and head_hidden need positive widths, got {self.trunk}, {self.head_hidden}")
+        if self.temperature <= 0 or self.value_weight < 0 or not 0 <= self.epsilon <= 1:
+            problems.append("temperature must be > 0, value_weight >= 0 and epsilon in [0, 1]")
+        if problems:
+            raise ValueError("distillation config: " + "; ".join(problems))
+
+    def spec(self) -> NetSpec:
+        """The student's architecture."""
+        return NetSpec(trunk=self.trunk, head_hidden=self.head_hidden, value_hidden=self.value_hidden)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def _log(msg: str, quiet: bool) -> None:
+    if not quiet:
+        print(f"[distill] {msg}", file=sys.stderr, flush=True)
+
+
+def count_parameters(net: torch.nn.Module) -> int:
+    return sum(p.numel() for p in net.parameters())
+
+
+def teacher_targets(
+    teacher: BalootNet, obs: np.ndarray, masks: np.ndarray, temperature: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The teacher's soft policy at ``temperature`` (0 on illegal actions) and its value, in batches."""
+    probs, values = [], []
+    with torch.no_grad():
+        for lo in range(0, len(obs), 4096):
+            o, m = torch.from_numpy(obs[lo : lo + 4096]), torch.from_numpy(masks[lo : lo + 4096])
+            logits, value = teacher(o, m)
+            p = torch.softmax(logits / temperature, dim=1) * m.bool()
+            probs.append((p / p.sum(dim=1, keepdim=True)).numpy())
+            values.append(value.numpy())
+    return np.concatenate(probs).astype(np.float32), np.concatenate(values).astype(np.float32)
+
+
+def _loss(student: BalootNet, o, m, p, v, value_weight: float) -> tuple[torch.Tensor, torch.Tensor]:
+    logits, value = student(o, m)
+    logq = torch.log_softmax(logits, dim=1)
+    policy_loss = -(p * torch.where(m.bool(), logq, torch.zeros_like(logq))).sum(dim=1).mean()
+    value_loss = torch.mean((value - v) ** 2)
+    agree = (logits.argmax(dim=1) == p.argmax(dim=1)).float().mean()
+    return policy_loss + value_weight * value_loss, agree
+
+
+def train_student(
+    student: BalootNet,
+    data: dict[str, np.ndarray],
+    cfg: DistillConfig,
+    rng: np.random.Generator,
+    quiet: bool,
+    label: str,
+) -> dict[str, float]:
+    """Minibatch Adam on the soft targets; returns the held-out loss and agreement of the last epoch.
+
+    ``data`` holds ``obs``, ``masks``, ``probs`` (soft targets), ``values`` and ``held_out``
+    (positions kept for validation only).
+    """
+    val, tr = np.flatnonzero(data["held_out"]), np.flatnonzero(~data["held_out"])
+    data = {k: v for k, v in data.items() if k != "held_out"}
+    t = {k: torch.from_numpy(v) for k, v in data.items()}
+    opt = torch.optim.Adam(student.parameters(), lr=cfg.learning_rate)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.epochs * -(-len(tr) // cfg.batch_size))
+    out: dict[str, float] = {}
+    for epoch in range(1, cfg.epochs + 1):
+        student.train()
+        perm = tr[rng.permutation(len(tr))]
+        total = 0.0
+        for lo in range(0, len(perm), cfg.batch_size):
+            idx = torch.from_numpy(perm[lo : lo + cfg.batch_size])
+            loss, _ = _loss(
+                student, t["obs"][idx], t["masks"][idx], t["probs"][idx], t["values"][idx], cfg.value_weight
+            )
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        student.eval()
+        with torch.no_grad():
+            vi = torch.from_numpy(val)
+            vloss, agree = _loss(
+                student, t["obs"][vi], t["masks"][vi], t["probs"][vi], t["values"][vi], cfg.value_weight
+            )
+        out = {"train_loss": total / len(tr), "held_out_loss": float(vloss), "held_out_agreement": float(agree)}
+        _log(f"{label} epoch {epoch}/{cfg.epochs}: loss {out['train_loss']:.4f}, held out {out['held_out_loss']:.4f}, "
+             f"same action as the teacher {out['held_out_agreement']:.1%}", quiet)  # fmt: skip
+    return out
+
+
+def distill(cfg: DistillConfig, quiet: bool = False) -> dict[str, Any]:
+    """Run the distillation of the module docstring; returns the summary (also in ``out/summary.json``).
+
+    Torch runs on ``cfg.torch_threads`` threads meanwhile (the previous setting is restored):
+    small networks gain nothing from more, and one thread makes the result exactly repeatable.
+
+    Raises:
+        BundleError: the teacher bundle failed verification.
+    """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(cfg.torch_threads)
+    try:
+        return _distill(cfg, quiet)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
+    t_start = time.perf_counter()
+    teacher_net, teacher_manifest = load_net(cfg.teacher)
+    rules = RuleConfig.from_dict(teacher_manifest.get("rules") or {})
+    out = Path(cfg.out)
+    rng = np.random.default_rng(cfg.seed)
+    with torch.random.fork_rng():
+        torch.manual_seed(cfg.seed)
+        student = BalootNet(cfg.spec())
+    n_teacher, n_student = count_parameters(teacher_net), count_parameters(student)
+    _log(f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
+         f"({n_student:,} parameters, {n_student / n_teacher:.1%})", quiet)  # fmt: skip
+    teacher_agent = PolicyAgent(teacher_net, teacher_manifest, deterministic=False)
+    data: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "probs": [], "values": [], "held_out": []}
+    per_round = [cfg.positions // cfg.rounds + (r < cfg.positions % cfg.rounds) for r in range(cfg.rounds)]
+    fit: dict[str, float] = {}
+    for r, count in enumerate(per_round, start=1):
+        pool = [teacher_agent, HeuristicAgent(0)]
+        if r > 1:
+            pool.append(PolicyAgent(student, {"name": "student"}, deterministic=False))
+        t0 = time.perf_counter()
+        pos = collect_positions(count, pool, seed=int(rng.integers(2**62)), epsilon=cfg.epsilon, rules=rules)
+        probs, values = teacher_targets(teacher_net, pos.observations, pos.masks, cfg.temperature)
+        held_out = np.zeros(len(pos), dtype=bool)  # drawn per round, so never trained on later
+        held_out[rng.permutation(len(pos))[: max(1, int(len(pos) * HELD_OUT))]] = True
+        for k, v in zip(data, (pos.observations, pos.masks, probs, values, held_out), strict=True):
+            data[k].append(v)
+        _log(f"round {r}/{cfg.rounds}: {len(pos):,} positions from {pos.hands:,} hands "
+             f"({'teacher, heuristic' + (', student' if r > 1 else '')}) in {time.perf_counter() - t0:.0f} s", quiet)  # fmt: skip
+        fit = train_student(student, {k: np.concatenate(v) for k, v in data.items()}, cfg, rng, quiet, f"round {r}")
+    name = f"distilled-{teacher_manifest['name']}"
+    teacher_info = {"name": teacher_manifest["name"], "path": str(cfg.teacher),
+                    "weights_sha256": teacher_manifest["weights_sha256"], "parameters": n_teacher}  # fmt: skip
+    bundle = save_bundle(
+        out / "bundle", student, name=name, rules=teacher_manifest.get("rules") or {},
+        training={"distillation": cfg.to_dict(), "fit": fit}, extra={"teacher": teacher_info},
+    )  # fmt: skip
+    _log(f"bundle: {bundle} (training {time.perf_counter() - t_start:.0f} s); evaluating in duplicate", quiet)
+    evaluations = evaluate(bundle, cfg, quiet)
+    if evaluations:
+        update_evaluations(bundle, evaluations)
+    summary = {
+        "bundle": str(bundle),
+        "teacher": teacher_info,
+        "student_parameters": n_student,
+        "parameter_ratio": n_student / n_teacher,
+        "positions": sum(len(x) for x in data["obs"]),
+        "fit": fit,
+        "evaluations": evaluations,
+        "onnx_ms_per_decision": onnx_timing(
+            cfg, bundle, np.concatenate(data["obs"]), np.concatenate(data["masks"]), quiet
+        ),
+        "seconds": time.perf_counter() - t_start,
+        "config": cfg.to_dict(),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, Any]]:
+    """Duplicate of the student against the teacher and against ``heuristic`` (none if ``eval_deals`` is 0)."""
+    if cfg.eval_deals <= 0:
+        return []
+    from train.evaluation import evaluate_bundle
+
+    results = []
+    for label, opponent in (("teacher", str(Path(cfg.teacher).resolve())), ("heuristic", "heuristic")):
+        t0 = time.perf_counter()
+        res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers)
+        res["label"] = label
+        results.append(res)
+        _log(f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
+             f"game points per deal on {res['deals']} deals ({time.perf_counter() - t0:.0f} s)", quiet)  # fmt: skip
+    return results
+
+
+def onnx_timing(
+    cfg: DistillConfig, bundle: Path, obs: np.ndarray, masks: np.ndarray, quiet: bool
+) -> dict[str, Any] | None:
+    """ONNX inference per decision on one core for the student and the teacher (None without onnxruntime)."""
+    if cfg.onnx_timing <= 0:
+        return None
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        _log("ONNX timing skipped: onnxruntime is not installed", quiet)
+        return None
+    from eval.export import export_onnx, time_onnx
+
+    n = min(cfg.onnx_timing, len(obs))
+    out: dict[str, Any] = {}
+    for who, path in (("student", bundle), ("teacher", Path(cfg.teacher))):
+        model = Path(cfg.out) / "onnx" / f"{who}.onnx"
+        export_onnx(path, model)
+        out[who] = time_onnx(model, obs[-n:], masks[-n:])
+        _log(
+            f"ONNX {who}: median {out[who]['median_ms']:.3f} ms per decision (one core, batch 1, {n} decisions)", quiet
+        )
+    return out
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    """The readable summary printed at the end."""
+    lines = [
+        "distillation finished",
+        f"  teacher           : {s['teacher']['name']} ({s['teacher']['parameters']:,} parameters)",
+        f"  student           : {s['student_parameters']:,} parameters ({s['parameter_ratio']:.1%} of the teacher)",
+        f"  positions         : {s['positions']:,}; held-out agreement with the teacher {s['fit']['held_out_agreement']:.1%}",
+    ]
+    for ev in s["evaluations"]:
+        lines.append(f"  vs {ev.get('label', Path(ev['opponent']).name):<14}: {ev['mean']:+.2f} game points per deal, 95% CI "
+                     f"[{ev['ci95'][0]:+.2f}, {ev['ci95'][1]:+.2f}], {ev['deals']} deals of {ev['deal_set']} ({ev['checksum'][:12]}...)")  # fmt: skip
+    t = s.get("onnx_ms_per_decision")
+    if t:
+        lines.append(
+            f"  ONNX, one core    : student {t['student']['median_ms']:.3f} ms, teacher {t['teacher']['median_ms']:.3f} ms per decision"
+        )
+    lines.append(f"  bundle            : {s['bundle']}")
+    lines.append(f"  time              : {s['seconds']:.0f} s")
+    return "\n".join(lines)
+
+
+def _int_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.replace(",", " ").split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train distill --teacher BUNDLE [--out DIR] [--positions N] [--epochs N] ...``."""
+    d = DistillConfig(teacher="-")
+    p = argparse.ArgumentParser(
+        prog="python -m train distill", description="Distil a policy bundle into a small network."
+    )
+    p.add_argument("--teacher", required=True, help="the teacher policy bundle (e.g. policies/champion)")
+    p.add_argument("--out", default=d.out, help=f"output folder: bundle/, summary.json, onnx/ (default {d.out})")
+    p.add_argument(
+        "--positions", type=int, default=d.positions, help=f"positions in all rounds (default {d.positions})"
+    )
+    p.add_argument(
+        "--rounds", type=int, default=d.rounds, help=f"collection rounds; >1 adds student play (default {d.rounds})"
+    )
+    p.add_argument("--epochs", type=int, default=d.epochs, help=f"epochs per round (default {d.epochs})")
+    p.add_argument("--batch-size", type=int, default=d.batch_size)
+    p.add_argument("--lr", type=float, default=d.learning_rate, help=f"Adam learning rate (default {d.learning_rate})")
+    p.add_argument(
+        "--trunk", type=_int_tuple, default=d.trunk, help="student trunk widths, e.g. '40' or '64,64' (default 40)"
+    )
+    p.add_argument("--head-hidden", type=int, default=d.head_hidden)
+    p.add_argument("--value-hidden", type=_int_tuple, default=d.value_hidden)
+    p.add_argument("--temperature", type=float, default=d.temperature, help="of the teacher's soft targets (default 1)")
+    p.add_argument("--epsilon", type=float, default=d.epsilon, help="share of random legal moves in collection")
+    p.add_argument("--eval-deal-set", default=d.eval_deal_set)
+    p.add_argument("--eval-deals", type=int, default=d.eval_deals, help="duplicate deals per opponent (0: skip)")
+    p.add_argument("--eval-workers", type=int, default=d.eval_workers)
+    p.add_argument("--onnx-timing", type=int, default=d.onnx_timing, help="decisions to time in ONNX (0: skip)")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--torch-threads", type=int, default=d.torch_threads)
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    a = p.parse_args(argv)
+    try:
+        cfg = DistillConfig(
+            teacher=a.teacher, out=a.out, positions=a.positions, rounds=a.rounds, epochs=a.epochs,
+            batch_size=a.batch_size, learning_rate=a.lr, trunk=a.trunk, head_hidden=a.head_hidden,
+            value_hidden=a.value_hidden, temperature=a.temperature, epsilon=a.epsilon,
+            eval_deal_set=a.eval_deal_set, eval_deals=a.eval_deals, eval_workers=a.eval_workers,
+            onnx_timing=a.onnx_timing, seed=a.seed, torch_threads=a.torch_threads,
+        )  # fmt: skip
+        summary = distill(cfg, quiet=a.quiet)
+    except (BundleError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(format_summary(summary))
+    return 0
