@@ -8,6 +8,8 @@ legal. The state knows nothing of RL.
 
 from __future__ import annotations
 
+import operator
+
 from baloot_env.actions import (
     GAHWA_ACTION,
     HOKUM_BASE,
@@ -185,6 +187,11 @@ class HandState:
     def apply(self, action: int) -> None:
         """Apply the acting seat's action; raises IllegalActionError if the rules forbid it."""
         mask = self.legal_mask()
+        if not isinstance(action, int) and type(action).__name__ != "bool_":
+            try:
+                action = operator.index(action)  # numpy integers, as policies return them
+            except TypeError:
+                pass
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 42 or not mask >> action & 1:
             raise self._illegal(action, mask)
         self.history.append(action)

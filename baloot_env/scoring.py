@@ -18,6 +18,7 @@ KABOOT_VALUE = {HOKUM: 25, SUN: 44}  # R7.6
 HAND_TOTAL = {HOKUM: HOKUM_TOTAL, SUN: SUN_TOTAL}  # R7.2
 ROUNDING_UNIT = {HOKUM: 10, SUN: 5}  # R7.3
 GAHWA = 5  # R4.1
+_DEFAULT_RULES = RuleConfig()
 
 
 def convert_raw(raw: int, contract: str) -> int:
@@ -89,7 +90,7 @@ def score_hand(
     tricks: Sequence[int],
     projects: Sequence[Sequence[int]] = ((), ()),
     baloot: Sequence[int] = (0, 0),
-    rules: RuleConfig = RuleConfig(),
+    rules: RuleConfig | None = None,
     match_score: Sequence[int] = (0, 0),
 ) -> HandScore:
     """Game points of one hand (R7).
@@ -103,9 +104,10 @@ def score_hand(
         projects: per team, the values of its projects that score under R6.3 (a team that took
             no trick scores none, R6.4, which is applied here too).
         baloot: per team, 2 if one of its players held the baloot (R6.5), else 0.
-        rules: the variants (V5 tie rule, V8 baloot kept).
+        rules: the variants (V5 tie rule, V8 baloot kept); default RULES.md.
         match_score: the match score before this hand; only a gahwa (R8.3) needs it.
     """
+    rules = rules or _DEFAULT_RULES
     if contract not in (HOKUM, SUN):
         raise ValueError(f"contract must be 'hokum' or 'sun', got {contract!r}")
     if caller not in (0, 1, 2, 3):

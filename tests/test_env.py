@@ -308,3 +308,16 @@ def test_rule_config_is_used():
     e = env(rules=RuleConfig(doubling=False))
     e.reset(seed=0)
     assert e.unwrapped.rules.doubling is False
+
+
+def test_numpy_integer_actions_are_accepted_and_bools_refused():
+    s = HandState(random_deal(random.Random(0)))
+    a = s.legal_actions()[0]
+    t = s.clone()
+    t.apply(np.int64(a))
+    s.apply(a)
+    assert s == t
+    with pytest.raises(IllegalActionError):
+        s.apply(np.bool_(True))
+    with pytest.raises(IllegalActionError):
+        s.apply(True)

@@ -160,7 +160,7 @@ def test_cli_writes_json_and_png(tmp_path, capsys):
 
 
 def test_cli_reports_unknown_agent_and_deal_set(capsys):
-    assert main(["--a", "search", "--b", "random", "--deal-set", "small", "--deals", "2", "--quiet"]) == 2
+    assert main(["--a", "alphabaloot", "--b", "random", "--deal-set", "small", "--deals", "2", "--quiet"]) == 2
     assert "known agents" in capsys.readouterr().err
     assert main(["--a", "random", "--b", "random", "--deal-set", "nope", "--quiet"]) == 2
     assert "unknown deal set" in capsys.readouterr().err
