@@ -66,13 +66,26 @@ def _run_kind(length: int) -> str:
     return SIRA if length == 3 else FIFTY if length == 4 else HUNDRED
 
 
+def _make_run(suit: int, start: int, length: int) -> Project:
+    cards = tuple(8 * suit + r for r in range(start, start + length))
+    return Project(_run_kind(length), True, start + length - 1, cards)
+
+
+# Every run project a suit byte holds, built once: declaring projects is then a table lookup.
+_SUIT_RUNS = tuple(tuple(tuple(_make_run(s, a, n) for a, n in _RUNS[b]) for b in range(256)) for s in range(4))
+
+
 def _runs_in(mask: int) -> list[Project]:
-    out = []
-    for s in range(4):
-        for start, length in _RUNS[(mask >> (8 * s)) & 0xFF]:
-            cards = tuple(8 * s + r for r in range(start, start + length))
-            out.append(Project(_run_kind(length), True, start + length - 1, cards))
-    return out
+    """The maximal runs of 3 or more in ``mask`` (R6.1, run order R1.5)."""
+    return [
+        *_SUIT_RUNS[0][mask & 0xFF],
+        *_SUIT_RUNS[1][(mask >> 8) & 0xFF],
+        *_SUIT_RUNS[2][(mask >> 16) & 0xFF],
+        *_SUIT_RUNS[3][(mask >> 24) & 0xFF],
+    ]
+
+
+_QUAD_MASKS = tuple((r, sum(1 << (8 * s + r) for s in range(4))) for r in QUAD_RANKS)
 
 
 def declare_projects(hand_mask: int, hokum: bool, four_aces_hokum: str = "four_hundred") -> list[Project]:
@@ -83,9 +96,9 @@ def declare_projects(hand_mask: int, hokum: bool, four_aces_hokum: str = "four_h
     project is stronger (R6.3).
     """
     quads = []
-    for r in QUAD_RANKS:
-        cards = tuple(8 * s + r for s in range(4))
-        if all(hand_mask >> c & 1 for c in cards):
+    for r, qmask in _QUAD_MASKS:
+        if hand_mask & qmask == qmask:
+            cards = tuple(8 * s + r for s in range(4))
             if r == ACE and (not hokum or four_aces_hokum == "four_hundred"):
                 kind = FOUR_HUNDRED
             else:

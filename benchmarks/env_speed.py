@@ -24,7 +24,7 @@ from baloot_env.hand import HandState
 
 def engine_random_play(seconds: float, seed: int = 0) -> tuple[float, float]:
     rng = random.Random(seed)
-    choice = rng.choice
+    rand = rng.random  # a uniform legal action by index: cheaper than rng.choice, same distribution
     hands = decisions = 0
     start = time.perf_counter()
     end = start + seconds
@@ -32,7 +32,8 @@ def engine_random_play(seconds: float, seed: int = 0) -> tuple[float, float]:
         for _ in range(100):
             s = HandState(random_deal(rng))
             while s.phase != "done":
-                s.apply(choice(cards_of(s.legal_mask())))
+                legal = cards_of(s.legal_mask())
+                s.apply(legal[int(rand() * len(legal))])
                 decisions += 1
             hands += 1
     elapsed = time.perf_counter() - start
