@@ -76,7 +76,8 @@ class EvalConfig:
     every: int = 100_000  # learner decisions between evaluations (0: only at the end)
     deal_set: str = "small"
     deals: int = 64
-    final_deals: int = 128
+    final_deal_set: str = "standard960"
+    final_deals: int = 960
     workers: int = 1
     promote: bool = True
 

@@ -54,8 +54,8 @@ class DistillConfig:
 
     teacher: str
     out: str = "runs/distill"
-    positions: int = 60_000
-    rounds: int = 2
+    positions: int = 100_000
+    rounds: int = 3
     epochs: int = 6
     batch_size: int = 256
     learning_rate: float = 3e-3
@@ -240,6 +240,7 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
         "positions": sum(len(x) for x in data["obs"]),
         "fit": fit,
         "evaluations": evaluations,
+        "teacher_vs_heuristic": teacher_reference(cfg, quiet),
         "onnx_ms_per_decision": onnx_timing(
             cfg, bundle, np.concatenate(data["obs"]), np.concatenate(data["masks"]), quiet
         ),
@@ -257,7 +258,8 @@ def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, An
     from train.evaluation import evaluate_bundle
 
     results = []
-    for label, opponent in (("teacher", str(Path(cfg.teacher).resolve())), ("heuristic", "heuristic")):
+    teacher = str(Path(cfg.teacher).resolve())
+    for label, opponent in (("teacher", teacher), ("heuristic", "heuristic")):
         t0 = time.perf_counter()
         res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers)
         res["label"] = label
@@ -265,6 +267,17 @@ def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, An
         _log(f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
              f"game points per deal on {res['deals']} deals ({time.perf_counter() - t0:.0f} s)", quiet)  # fmt: skip
     return results
+
+
+def teacher_reference(cfg: DistillConfig, quiet: bool) -> dict[str, Any] | None:
+    """The teacher against ``heuristic`` on the same deals: the yardstick for the student's result."""
+    if cfg.eval_deals <= 0:
+        return None
+    from train.evaluation import evaluate_bundle
+
+    res = evaluate_bundle(Path(cfg.teacher), "heuristic", cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers)
+    _log(f"teacher vs heuristic: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}]", quiet)
+    return res
 
 
 def onnx_timing(
@@ -278,16 +291,18 @@ def onnx_timing(
     except ImportError:
         _log("ONNX timing skipped: onnxruntime is not installed", quiet)
         return None
-    from eval.export import export_onnx, time_onnx
+    from eval.export import export_onnx, time_onnx_models
 
     n = min(cfg.onnx_timing, len(obs))
-    out: dict[str, Any] = {}
+    models = {}
     for who, path in (("student", bundle), ("teacher", Path(cfg.teacher))):
-        model = Path(cfg.out) / "onnx" / f"{who}.onnx"
-        export_onnx(path, model)
-        out[who] = time_onnx(model, obs[-n:], masks[-n:])
+        models[who] = Path(cfg.out) / "onnx" / f"{who}.onnx"
+        export_onnx(path, models[who])
+    out = time_onnx_models(models, obs[-n:], masks[-n:], repeats=3)
+    for who, t in out.items():
         _log(
-            f"ONNX {who}: median {out[who]['median_ms']:.3f} ms per decision (one core, batch 1, {n} decisions)", quiet
+            f"ONNX {who}: median {t['median_ms']:.4f} ms per decision (one core, batch 1, {t['decisions']} timed)",
+            quiet,
         )
     return out
 
@@ -303,10 +318,15 @@ def format_summary(s: dict[str, Any]) -> str:
     for ev in s["evaluations"]:
         lines.append(f"  vs {ev.get('label', Path(ev['opponent']).name):<14}: {ev['mean']:+.2f} game points per deal, 95% CI "
                      f"[{ev['ci95'][0]:+.2f}, {ev['ci95'][1]:+.2f}], {ev['deals']} deals of {ev['deal_set']} ({ev['checksum'][:12]}...)")  # fmt: skip
+    ref = s.get("teacher_vs_heuristic")
+    if ref:
+        lines.append(
+            f"  (teacher vs heuristic: {ref['mean']:+.2f} [{ref['ci95'][0]:+.2f}, {ref['ci95'][1]:+.2f}] on the same deals)"
+        )
     t = s.get("onnx_ms_per_decision")
     if t:
         lines.append(
-            f"  ONNX, one core    : student {t['student']['median_ms']:.3f} ms, teacher {t['teacher']['median_ms']:.3f} ms per decision"
+            f"  ONNX, one core    : student {t['student']['median_ms']:.4f} ms, teacher {t['teacher']['median_ms']:.4f} ms per decision"
         )
     lines.append(f"  bundle            : {s['bundle']}")
     lines.append(f"  time              : {s['seconds']:.0f} s")

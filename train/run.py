@@ -19,7 +19,7 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
     trainer: Trainer = train_from_args(config, overrides, resume, quiet=quiet)
     stats = trainer.run()
     cfg = trainer.cfg
-    final = trainer.evaluate(cfg.eval.final_deals, final=True)
+    final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
     bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
     summary = {
         "run_dir": str(trainer.run_dir),

@@ -221,7 +221,7 @@ class Trainer:
             training=to_dict(self.cfg), evaluations=evaluations,
         )  # fmt: skip
 
-    def evaluate(self, deals: int, final: bool = False) -> list[dict]:
+    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
         """Duplicate evaluation of the current policy (greedy) against ``heuristic`` and the champion.
 
         Then, unless this is the final evaluation, the promotion rule (``eval.promote``) decides
@@ -266,7 +266,8 @@ class Trainer:
         for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
             if promoting and opp == champion_spec:
                 continue
-            record(evaluate_bundle(bundle, opp, e.deal_set, deals, self.cfg.seed, e.workers, matches=final), opp)
+            ds = deal_set or e.deal_set
+            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp)
         return results
 
     # ------------------------------------------------------------------ run
