@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command per job, on a fresh machine (README):
-#   bash run.sh main   set up .venv, then run the main job
+#   bash run.sh main   set up .venv, then run the main job: a short training run (configs/default.yaml)
+#                      that ends with a duplicate evaluation against the heuristic
 #   bash run.sh test   set up .venv, then run the test suite
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -13,14 +14,16 @@ setup() {
     "$PY" -m venv .venv
   fi
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e ".[dev,eval]"
+  # torch first, pinned: this takes the CPU build; an unpinned torch pulls a multi-GB CUDA build.
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+  .venv/bin/python -m pip install -q -e ".[train,eval,dev]"
 }
 
 case "${1:-}" in
   main)
     setup
     shift
-    .venv/bin/python -m baloot_env.demo "$@"
+    .venv/bin/python -m train --config configs/default.yaml "$@"
     ;;
   test)
     setup
