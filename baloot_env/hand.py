@@ -43,6 +43,10 @@ BIDDING, DOUBLING, PLAY, DONE = "bidding", "doubling", "play", "done"
 PHASES = (BIDDING, DOUBLING, PLAY, DONE)
 _CARD_BITS = tuple(1 << c for c in range(32))
 _ALL_HOKUM_BITS = sum(1 << (HOKUM_BASE + s) for s in range(4))
+# _POINTS[trump][card]: card points (R1.4) with that trump suit; index -1 is Sun (no trump).
+_POINTS = tuple(
+    tuple(TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7] for c in range(32)) for t in (0, 1, 2, 3, -1)
+)
 
 
 class HandState:
@@ -187,17 +191,21 @@ class HandState:
     def apply(self, action: int) -> None:
         """Apply the acting seat's action; raises IllegalActionError if the rules forbid it."""
         mask = self.legal_mask()
-        if not isinstance(action, int) and type(action).__name__ != "bool_":
-            try:
-                action = operator.index(action)  # numpy integers, as policies return them
-            except TypeError:
-                pass
-        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 42 or not mask >> action & 1:
+        if type(action) is not int:  # the common case (a plain int) skips these checks
+            if type(action).__name__ != "bool_" and not isinstance(action, bool):
+                try:
+                    action = operator.index(action)  # numpy integers, as policies return them
+                except TypeError:
+                    pass
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise self._illegal(action, mask)
+        if not 0 <= action < 42 or not mask >> action & 1:
             raise self._illegal(action, mask)
         self.history.append(action)
-        if self.phase == PLAY:
+        phase = self.phase
+        if phase == PLAY:
             self._play_card(action)
-        elif self.phase == BIDDING:
+        elif phase == BIDDING:
             self._bid(action)
         else:
             self._double(action)
@@ -334,9 +342,8 @@ class HandState:
             self.to_act = (seat + 1) % NUM_SEATS
             return
         winner = self.trick_winner
-        points = 0
-        for c in cards:
-            points += TRUMP_POINTS[c & 7] if c >> 3 == trump else PLAIN_POINTS[c & 7]  # R1.4
+        pts = _POINTS[trump]  # R1.4
+        points = pts[cards[0]] + pts[cards[1]] + pts[cards[2]] + pts[cards[3]]
         self.tricks.append((self.trick_seats[0], tuple(cards), winner))
         if len(self.tricks) == NUM_TRICKS:
             points += LAST_TRICK_BONUS  # R1.4
