@@ -273,6 +273,7 @@ class Trainer:
     # ------------------------------------------------------------------ run
     def run(self) -> dict[str, Any]:
         cfg = self.cfg
+        self.start_time = time.perf_counter()  # throughput counts PPO only, not the warm start
         remaining = cfg.ppo.total_steps - self.steps
         if not self.quiet:
             _log(f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}")
