@@ -283,7 +283,7 @@ def describe_evaluations(manifest: dict[str, Any]) -> str:
         lo, hi = ev["ci95"]
         where = f"{ev.get('deals', '?')} deals of {ev.get('deal_set', '?')} ({str(ev.get('checksum', ''))[:12]})"
         parts.append(
-            f"vs {Path(opp).name or opp} {ev['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] on {where}, {ev.get('date', 'undated')}"
+            f"vs {ev.get('label') or Path(opp).name or opp} {ev['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] on {where}, {ev.get('date', 'undated')}"
         )
     return "; ".join(parts)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import numpy as np
@@ -32,7 +33,8 @@ def tiny(teacher, out, **kw) -> DistillConfig:
 
 
 def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher, tmp_path):
-    summary = distill(tiny(teacher, tmp_path / "d"), quiet=True)
+    timing = 60 if importlib.util.find_spec("onnxruntime") else 0
+    summary = distill(tiny(teacher, tmp_path / "d", onnx_timing=timing), quiet=True)
     student, manifest = load_net(summary["bundle"])
     n_student = sum(p.numel() for p in student.parameters())
     n_teacher = sum(p.numel() for p in load_net(teacher)[0].parameters())
@@ -47,7 +49,11 @@ def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher
             pos.observations, pos.masks
         )
         assert all(pos.masks[i, a] for i, a in enumerate(acts))
-    assert json.loads((tmp_path / "d" / "summary.json").read_text())["positions"] == 600
+    saved = json.loads((tmp_path / "d" / "summary.json").read_text())
+    assert saved["positions"] == 600 and saved["teacher_vs_heuristic"]["deals"] == 4
+    if timing:
+        assert set(saved["onnx_ms_per_decision"]) == {"student", "teacher"}
+        assert saved["onnx_ms_per_decision"]["student"]["decisions"] == 3 * timing
 
 
 def test_distillation_is_deterministic_for_a_seed(teacher, tmp_path):
