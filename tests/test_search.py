@@ -312,3 +312,13 @@ def test_registry_and_config_errors():
         from agents.registry import _make_search
 
         _make_search(0, {"worlds": "many"})
+
+
+def test_time_budget_and_noisy_playouts():
+    """The budgeted and epsilon-playout settings still give a value for every legal card."""
+    state = next(s for s in _positions(seed=14, hands=10) if s.legal_mask().bit_count() >= 2 and not s.tricks)
+    view = PlayerView.from_state(state, state.to_act)
+    agent = SearchAgent(0, SearchConfig(time_budget=0.001, min_worlds=2, playouts=2, epsilon=0.2))
+    values = agent.evaluate(view)
+    assert set(values) == set(view.legal_actions) and agent.last_stats["worlds"] >= 2
+    assert view.legal_mask >> agent.act(view) & 1
