@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from baloot_env.atomic import write_text_atomic
 from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import DealError
 
@@ -86,10 +87,7 @@ def save(deal_set: DealSet, path: str | os.PathLike) -> None:
     lines = [json.dumps(head, separators=(", ", ": "))[:-1] + ', "deals": [']
     body = [json.dumps(d, separators=(",", ":")) for d in data["deals"]]
     text = "\n".join(lines + [",\n".join(body), "]}"]) + "\n"
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="ascii")
-    os.replace(tmp, path)
+    write_text_atomic(path, text)
 
 
 def load(path: str | os.PathLike) -> DealSet:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from baloot_env.atomic import write_json_atomic, write_text_atomic  # noqa: F401 (re-exported)
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord
 from eval.runner import RunResult
@@ -140,28 +138,6 @@ def format_table(report: dict[str, Any]) -> str:
             f" drawn {m['draws']}; A's share {rate}{ci_txt}",
         ]
     return "\n".join(lines)
-
-
-def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
-    """Write JSON through a temp file in the same folder and ``os.replace`` (atomic)."""
-    write_text_atomic(path, json.dumps(data, indent=1) + "\n")
-
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write text atomically: a crash leaves the old file or the new one, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def plot(report: dict[str, Any], path: str | os.PathLike) -> bool:

@@ -16,8 +16,8 @@ from typing import Any
 import torch
 
 from baloot_env.actions import ACTION_VERSION
+from baloot_env.atomic import write_bytes_atomic, write_text_atomic
 from baloot_env.observation import OBS_VERSION
-from train.atomic import atomic_write_bytes, atomic_write_text
 
 CHECKPOINT_FORMAT = "baloot-train-checkpoint-1"
 KEEP = 2
@@ -36,8 +36,8 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any]) -> Path:
     buf = io.BytesIO()
     torch.save(data, buf)
     path = folder / f"step_{step:09d}.pt"
-    atomic_write_bytes(path, buf.getvalue())
-    atomic_write_text(folder / "latest", path.name + "\n")
+    write_bytes_atomic(path, buf.getvalue())
+    write_text_atomic(folder / "latest", path.name + "\n")
     for old in sorted(folder.glob("step_*.pt"))[:-KEEP]:
         old.unlink()
     return path

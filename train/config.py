@@ -225,6 +225,6 @@ def _plain(x: Any) -> Any:
 
 
 def save_config(cfg: TrainConfig, path: Path) -> None:
-    from train.atomic import atomic_write_text
+    from baloot_env.atomic import write_text_atomic
 
-    atomic_write_text(path, yaml.safe_dump(to_dict(cfg), sort_keys=False))
+    write_text_atomic(path, yaml.safe_dump(to_dict(cfg), sort_keys=False))
