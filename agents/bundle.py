@@ -29,8 +29,6 @@ import hashlib
 import io
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +37,7 @@ import torch
 from agents.network import BalootNet, NetSpec
 from agents.policy import PolicyAgent
 from baloot_env.actions import ACTION_VERSION
+from baloot_env.atomic import write_bytes_atomic
 from baloot_env.env import ENV_NAME
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
 
@@ -68,24 +67,10 @@ def manifest_digest(manifest: dict[str, Any]) -> str:
     return _sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
     manifest = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
     manifest["manifest_sha256"] = manifest_digest(manifest)
-    _write_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
+    write_bytes_atomic(folder / MANIFEST, (json.dumps(manifest, indent=2) + "\n").encode())
 
 
 def save_bundle(
@@ -118,7 +103,7 @@ def save_bundle(
     buf = io.BytesIO()
     torch.save({k: v.detach().cpu() for k, v in net.state_dict().items()}, buf)
     weights = buf.getvalue()
-    _write_atomic(folder / WEIGHTS, weights)
+    write_bytes_atomic(folder / WEIGHTS, weights)
     manifest = {
         "format": BUNDLE_FORMAT,
         "name": name,
