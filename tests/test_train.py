@@ -249,3 +249,14 @@ def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, 
     assert agent.manifest["evaluations"][0]["opponent"] == "heuristic"
     assert "duplicate vs heuristic" in capsys.readouterr().out
     assert main(["--config", str(tmp_path / "nope.yaml")]) == 2
+
+
+def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
+    """Warm start only (total_steps 0): the checkpoint holds games not yet started."""
+    from train.trainer import Trainer
+
+    t = Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 0})), quiet=True)
+    assert t.run()["steps"] == 0
+    resumed = Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 128})), resume=True, quiet=True)
+    resumed.run()
+    assert resumed.steps >= 128

@@ -226,7 +226,9 @@ class SelfPlayVecEnv(VecEnv):
         opp_ids = []
         for g in self.games:
             o = g.opponent
-            if o in self.pool.snapshots:
+            if o is None:  # no game started yet (a run of 0 decisions)
+                opp_ids.append(("none", 0))
+            elif o in self.pool.snapshots:
                 opp_ids.append(("self", list(self.pool.snapshots).index(o)))
             elif o in self.pool.champions:
                 opp_ids.append(("champion", self.pool.champions.index(o)))
@@ -243,11 +245,13 @@ class SelfPlayVecEnv(VecEnv):
         for g, st, (cat, k) in zip(self.games, data["games"], data["opponents"], strict=True):
             (rng_state, g.hand, g.match, g.learner_team, g.last_seat, g.episode_reward, g.episode_score, g.hands) = st
             g.rng.bit_generator.state = rng_state
-            if cat == "self":
+            if cat == "none":
+                g.opponent = None
+            elif cat == "self":
                 g.opponent = list(self.pool.snapshots)[k]
             elif cat == "champion":
                 g.opponent = self.pool.champions[k]
             else:
                 g.opponent = self.pool.rule_agents[cat]
         self.decisions = data["decisions"]
-        self._restored = True
+        self._restored = all(g.opponent is not None for g in self.games)
