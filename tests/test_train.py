@@ -260,3 +260,22 @@ def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
     resumed = Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 128})), resume=True, quiet=True)
     resumed.run()
     assert resumed.steps >= 128
+
+
+def test_warm_start_labels_come_from_the_named_teacher():
+    """pretrain.teacher: labels are that agent's choices (here `search` and `heuristic` differ)."""
+    from agents.base import PlayerView  # noqa: F401 (the agents the teachers use)
+    from baloot_env.rules import RuleConfig
+    from train.config import PretrainConfig
+    from train.pretrain import collect_parallel
+
+    rules = RuleConfig()
+    h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
+    again = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
+    assert all(np.array_equal(a, b) for a, b in zip(h, again, strict=True))  # seeded
+    obs, masks, actions, values = h
+    assert obs.shape == (300, OBS_SIZE) and all(masks[i, a] == 1 for i, a in enumerate(actions))
+    assert np.abs(values).max() > 0  # hands' outcomes reach the value targets
+    s = collect_parallel(PretrainConfig(positions=120, teacher="search"), 4, rules, 44.0, False, True)
+    assert all(s[1][i, a] == 1 for i, a in enumerate(s[2]))
+    assert not np.array_equal(s[2], h[2][:120])  # a different teacher, different choices

@@ -92,6 +92,8 @@ class PretrainConfig:
     learning_rate: float = 1e-3
     value_weight: float = 0.5
     random_share: float = 0.1  # share of moves played at random while collecting
+    teacher: str = "heuristic"  # the agent imitated (an agent spec: "heuristic", "search", a file)
+    workers: int = 1  # processes labelling positions (a search teacher is slow)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Warm start: behaviour cloning of the ``heuristic`` before PPO (an addition to the issue's PPO).
+"""Warm start: behaviour cloning of a teacher (``heuristic`` by default) before PPO (an addition to the issue's PPO).
 
 Why: from a random network, calling a contract loses points (its card play is random), so
 PPO's first lesson is to pass every hand; thrown-in hands score 0 and the card-play head then
@@ -23,8 +23,8 @@ import torch
 from torch.nn import functional as F
 
 from agents.base import PlayerView
-from agents.heuristic import HeuristicAgent
 from agents.network import PRIVILEGED_SIZE, BalootNet
+from agents.registry import make_agent
 from baloot_env.deal import random_deal
 from baloot_env.hand import HandState
 from baloot_env.observation import OBS_SIZE, action_mask, encode
@@ -32,10 +32,11 @@ from baloot_env.rules import RuleConfig
 from train.config import PretrainConfig
 
 
-def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_scale: float, privileged: bool):
-    """``n`` positions (obs, mask, heuristic action, value target) from heuristic self-play."""
+def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_scale: float, privileged: bool,
+            teacher_spec: str = "heuristic"):  # fmt: skip
+    """``n`` positions (obs, mask, teacher action, value target) from the teacher's self-play."""
     rng = random.Random(seed)
-    teacher = HeuristicAgent(seed)
+    teacher = make_agent(teacher_spec, seed)
     width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
     obs = np.zeros((n, width), np.float32)
     masks = np.zeros((n, 42), np.int8)
@@ -64,13 +65,38 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
     return obs, masks, actions, values
 
 
+def _collect_task(args: tuple) -> tuple:
+    return collect(*args)
+
+
+def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float, privileged: bool,
+                     quiet: bool) -> tuple:  # fmt: skip
+    """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order."""
+    chunks = max(cfg.workers, 1) * (4 if cfg.teacher != "heuristic" else 1)
+    sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
+    tasks = [(n, seed + k, rules, cfg.random_share, reward_scale, privileged, cfg.teacher) for k, n in enumerate(sizes)]
+    if cfg.workers <= 1:
+        parts = [collect(*t) for t in tasks]
+    else:
+        import multiprocessing as mp
+
+        parts = []
+        with mp.get_context("spawn").Pool(cfg.workers) as pool:
+            for k, part in enumerate(pool.imap(_collect_task, tasks)):
+                parts.append(part)
+                if not quiet:
+                    print(f"[pretrain] labelled {sum(len(p[0]) for p in parts):,}/{cfg.positions:,} positions "
+                          f"({cfg.teacher}, chunk {k + 1}/{chunks})", file=sys.stderr, flush=True)  # fmt: skip
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+
+
 def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float,
              quiet: bool = False) -> dict:  # fmt: skip
     """Fit ``net`` to the heuristic in place; returns accuracy and losses for the log."""
     if cfg.positions <= 0:
         return {}
     t0 = time.perf_counter()
-    obs, masks, actions, values = collect(cfg.positions, seed, rules, cfg.random_share, reward_scale, net.spec.privileged_critic)
+    obs, masks, actions, values = collect_parallel(cfg, seed, rules, reward_scale, net.spec.privileged_critic, quiet)
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
