@@ -104,7 +104,7 @@ class Trainer:
         if self.cfg.pretrain.positions <= 0:
             return
         if not self.quiet:
-            _log(f"pretraining on {self.cfg.pretrain.positions:,} heuristic positions")
+            _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
         rules = RuleConfig.from_dict(self.cfg.env.rules)
         stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, rules, self.cfg.env.reward_scale, self.quiet)
         for k, v in stats.items():
