@@ -48,7 +48,7 @@ def aec_loop(make, seconds: float, seed: int = 0) -> float:
     start = time.perf_counter()
     end = start + seconds
     while time.perf_counter() < end:
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             if term or trunc:
                 e.step(None)
