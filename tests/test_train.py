@@ -280,3 +280,14 @@ def test_warm_start_labels_come_from_the_named_teacher():
     s = collect_parallel(PretrainConfig(positions=120, teacher="search"), 4, rules, 44.0, False, True)
     assert all(s[1][i, a] == 1 for i, a in enumerate(s[2]))
     assert not np.array_equal(s[2], h[2][:120])  # a different teacher, different choices
+
+
+def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
+    from train.trainer import Trainer
+
+    cfg = config_from_dict(tiny(tmp_path, ppo={"total_steps": 128}))
+    Trainer(cfg, quiet=True).run()
+    Trainer(cfg, quiet=True)
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.old-")]
+    assert len(kept) == 1 and latest_checkpoint(kept[0]).is_file()  # the earlier run is intact
+    assert not (tmp_path / "run" / "checkpoints").exists()

@@ -85,6 +85,12 @@ class Trainer:
             policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
         )  # fmt: skip
         self.model.after_update = self._after_update
+        if not resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
+            # A fresh run never mixes with an old one's checkpoints or champion; nothing is lost.
+            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+            self.run_dir.rename(kept)
+            if not quiet:
+                _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
         self.next_checkpoint = cfg.checkpoint_every
