@@ -87,7 +87,11 @@ class Trainer:
         self.model.after_update = self._after_update
         if not resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
             # A fresh run never mixes with an old one's checkpoints or champion; nothing is lost.
-            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}")
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{stamp}")
+            k = 1
+            while kept.exists():
+                kept, k = self.run_dir.with_name(f"{self.run_dir.name}.old-{stamp}-{k}"), k + 1
             self.run_dir.rename(kept)
             if not quiet:
                 _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
