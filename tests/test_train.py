@@ -243,6 +243,12 @@ def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, 
     saved = yaml.safe_load((run / "config.yaml").read_text())
     assert saved["ppo"]["n_envs"] == 4 and saved["net"]["trunk"] == [32]  # the resolved config
     assert list((run / "tb").rglob("events.out.tfevents.*"))
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run / "tb"))
+    events.Reload()
+    sections = {t.split("/")[0] for t in events.Tags()["scalars"]}
+    assert {"charts", "losses", "eval", "selfplay", "pretrain"} <= sections
     assert latest_checkpoint(run).is_file()
     summary = (run / "summary.json").read_text()
     assert '"final_evaluation"' in summary

@@ -20,6 +20,7 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
     stats = trainer.run()
     cfg = trainer.cfg
     final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
+    trainer.model.logger.dump(trainer.steps)  # the final eval/ figures reach tensorboard too
     bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
     summary = {
         "run_dir": str(trainer.run_dir),
