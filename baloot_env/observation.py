@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from baloot_env.actions import PASS, SUN_ACTION
-from baloot_env.cards import SUIT_MASKS, mask_of
+from baloot_env.cards import mask_of
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
 from baloot_env.match import MatchState
 from baloot_env.projects import FIFTY, FOUR_HUNDRED, HUNDRED, SIRA, Project
@@ -231,5 +231,3 @@ def action_mask(state: HandState, seat: int) -> np.ndarray:
     bits = np.unpackbits(np.frombuffer(legal.to_bytes(6, "little"), dtype=np.uint8), bitorder="little")
     return bits[:42].view(np.int8)
 
-
-SUIT_BITS = SUIT_MASKS  # re-exported for decoders in tests
