@@ -44,10 +44,41 @@ def _make_search(seed: int, params: dict[str, Any]) -> Agent:
         raise AgentSpecError(str(e)) from None
 
 
+class SplitAgent(Agent):
+    """Calls (bidding R3, doubling R4) by one agent, card play (R5) by another.
+
+    A diagnostic: playing ``{"bidding": "heuristic", "play": BUNDLE}`` against ``heuristic``
+    (and the other way round) shows which of a policy's two heads costs it points.
+    """
+
+    def __init__(self, seed: int, bidding: Agent, play: Agent):
+        super().__init__(seed)
+        self.bidding, self.play = bidding, play
+        self.name = f"split({bidding.name}+{play.name})"
+
+    def reset(self, seed: int) -> None:
+        super().reset(seed)
+        self.bidding.reset(seed)
+        self.play.reset(seed)
+
+    def act(self, view) -> int:  # noqa: ANN001 - PlayerView
+        return (self.play if view.phase == "play" else self.bidding).act(view)
+
+    def describe(self) -> dict[str, Any]:
+        return {"agent": "split", "bidding": self.bidding.describe(), "play": self.play.describe()}
+
+
+def _make_split(seed: int, params: dict[str, Any]) -> Agent:
+    if set(params) != {"bidding", "play"}:
+        raise AgentSpecError(f"agent 'split' takes params 'bidding' and 'play' (agent specs), got {sorted(params)}")
+    return SplitAgent(seed, make_agent(params["bidding"], seed), make_agent(params["play"], seed))
+
+
 AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
     "random": _make_random,
     "heuristic": _make_heuristic,
     "search": _make_search,
+    "split": _make_split,
 }
 
 
