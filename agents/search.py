@@ -233,18 +233,25 @@ class SearchAgent(Agent):
         return {"agent": self.name, "params": self.config.to_dict()}
 
     def act(self, view: PlayerView) -> int:
+        return self.decide(view)[0]
+
+    def decide(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
+        """The action and, for a searched card choice, every legal card's value (else None).
+
+        Used by ``act`` and by the warm start, which turns the values into soft targets.
+        """
         if view.phase != PLAY:
-            return self.heuristic.act(view)  # R3, R4: the heuristic's bars (module docstring)
+            return self.heuristic.act(view), None  # R3, R4: the heuristic's bars (module docstring)
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], None
         values = self.evaluate(view)
         best = max(values.values())
         # Ties (common when the cards are equivalent) go to the heuristic's choice when it is
         # among them, else to the lowest id: stable and deterministic.
         tied = [c for c in legal if values[c] == best]
         h = choose_card(view)
-        return h if h in tied else tied[0]
+        return (h if h in tied else tied[0]), values
 
     def evaluate(self, view: PlayerView, rng: random.Random | None = None) -> dict[int, float]:
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""

@@ -280,12 +280,34 @@ def test_warm_start_labels_come_from_the_named_teacher():
     h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
     again = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
     assert all(np.array_equal(a, b) for a, b in zip(h, again, strict=True))  # seeded
-    obs, masks, actions, values = h
-    assert obs.shape == (300, OBS_SIZE) and all(masks[i, a] == 1 for i, a in enumerate(actions))
+    obs, masks, targets, values = h
+    assert obs.shape == (300, OBS_SIZE) and set(np.unique(targets)) == {0.0, 1.0}  # one-hot labels
+    assert all(masks[i, a] == 1 for i, a in enumerate(targets.argmax(1)))
     assert np.abs(values).max() > 0  # hands' outcomes reach the value targets
     s = collect_parallel(PretrainConfig(positions=120, teacher="search"), 4, rules, 44.0, False, True)
-    assert all(s[1][i, a] == 1 for i, a in enumerate(s[2]))
+    assert all(s[1][i, a] == 1 for i, a in enumerate(s[2].argmax(1)))
     assert not np.array_equal(s[2], h[2][:120])  # a different teacher, different choices
+
+
+def test_soft_targets_follow_the_search_values():
+    """pretrain.soft_temperature: a searched card choice teaches softmax(value / T) over the legal
+    cards (largest on the card search plays); other positions stay one-hot."""
+    from baloot_env.rules import RuleConfig
+    from train.pretrain import collect
+
+    obs, masks, targets, _ = collect(150, 3, RuleConfig(), 0.0, 44.0, False, "search", soft_temperature=2.0)
+    hard = collect(150, 3, RuleConfig(), 0.0, 44.0, False, "search")[2]
+    assert np.allclose(targets.sum(1), 1.0) and np.all(targets[masks == 0] == 0)  # only legal actions
+    soft = (targets > 0).sum(1) > 1
+    assert soft.sum() > 20  # the searched choices
+    played = hard[soft].argmax(1)  # the card search plays carries the largest target (ties: equal values)
+    assert np.allclose(targets[soft][np.arange(soft.sum()), played], targets[soft].max(1))
+    assert np.array_equal(targets[~soft], hard[~soft])  # bids, doubling and forced cards: the label
+
+
+def test_soft_temperature_must_not_be_negative(tmp_path):
+    with pytest.raises(ConfigError, match="soft_temperature"):
+        config_from_dict(tiny(tmp_path, pretrain={"positions": 10, "soft_temperature": -1.0}))
 
 
 def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):

@@ -84,7 +84,7 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class PretrainConfig:
-    """Behaviour-cloning warm start from ``heuristic`` (``train.pretrain``); ``positions: 0`` is off."""
+    """Behaviour-cloning warm start from a teacher agent (``train.pretrain``); ``positions: 0`` is off."""
 
     positions: int = 200_000
     epochs: int = 4
@@ -94,6 +94,8 @@ class PretrainConfig:
     random_share: float = 0.1  # share of moves played at random while collecting
     teacher: str = "heuristic"  # the agent imitated (an agent spec: "heuristic", "search", a file)
     workers: int = 1  # processes labelling positions (a search teacher is slow)
+    soft_temperature: float = 0.0  # > 0: searched card choices teach softmax(value / T), T in game points
+    augment: bool = False  # rename the suits of each position at random (train.augment; R1 is suit-symmetric)
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,8 @@ def validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"opponent weights must be >= 0 with a positive sum, got {weights}")
     if not cfg.net.trunk:
         raise ConfigError("net.trunk needs at least one layer")
+    if cfg.pretrain.soft_temperature < 0:
+        raise ConfigError(f"pretrain.soft_temperature must be >= 0 (0: hard labels), got {cfg.pretrain.soft_temperature}")
 
 
 def to_dict(cfg: TrainConfig) -> dict:

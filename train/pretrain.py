@@ -29,18 +29,26 @@ from baloot_env.deal import random_deal
 from baloot_env.hand import HandState
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.rules import RuleConfig
+from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 
 
 def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_scale: float, privileged: bool,
-            teacher_spec: str = "heuristic"):  # fmt: skip
-    """``n`` positions (obs, mask, teacher action, value target) from the teacher's self-play."""
+            teacher_spec: str = "heuristic", soft_temperature: float = 0.0):  # fmt: skip
+    """``n`` positions (obs, mask, target, value target) from the teacher's self-play.
+
+    The target is a distribution over the 42 actions: one-hot on the teacher's choice, or, with
+    ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``decide``),
+    ``softmax(value / soft_temperature)`` over the legal cards of a searched card choice, so
+    that the student also learns how much worse the other cards are (values in game points).
+    """
     rng = random.Random(seed)
     teacher = make_agent(teacher_spec, seed)
+    decide = getattr(teacher, "decide", None) if soft_temperature > 0 else None
     width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
     obs = np.zeros((n, width), np.float32)
     masks = np.zeros((n, 42), np.int8)
-    actions = np.zeros(n, np.int64)
+    targets = np.zeros((n, 42), np.float32)
     values = np.zeros(n, np.float32)
     k = 0
     while k < n:
@@ -48,13 +56,25 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
         start, teams = k, []
         while not hand.done:
             seat = hand.to_act
-            label = teacher.act(PlayerView.from_state(hand, seat))
+            view = PlayerView.from_state(hand, seat)
+            scores = None
+            if decide is not None:
+                label, scores = decide(view)
+            else:
+                label = teacher.act(view)
             if k < n:
                 o = encode(hand, seat)
                 if privileged:
                     h = np.array([hand.hands[(seat + j) % 4] for j in range(4)], dtype="<u4")
                     o = np.concatenate([o, np.unpackbits(h.view(np.uint8), bitorder="little").astype(np.float32)])
-                obs[k], masks[k], actions[k] = o, action_mask(hand, seat), label
+                obs[k], masks[k] = o, action_mask(hand, seat)
+                if scores:
+                    cards = list(scores)
+                    z = np.array([scores[c] for c in cards]) / soft_temperature
+                    p = np.exp(z - z.max())
+                    targets[k, cards] = p / p.sum()
+                else:
+                    targets[k, label] = 1.0
                 teams.append(seat % 2)
                 k += 1
             move = rng.choice(hand.legal_actions()) if rng.random() < random_share else label
@@ -62,7 +82,7 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
         score = hand.result.score
         for j, team in enumerate(teams):
             values[start + j] = (score[team] - score[1 - team]) / reward_scale
-    return obs, masks, actions, values
+    return obs, masks, targets, values
 
 
 def _collect_task(args: tuple) -> tuple:
@@ -74,7 +94,8 @@ def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_s
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order."""
     chunks = max(cfg.workers, 1) * (4 if cfg.teacher != "heuristic" else 1)
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
-    tasks = [(n, seed + k, rules, cfg.random_share, reward_scale, privileged, cfg.teacher) for k, n in enumerate(sizes)]
+    tasks = [(n, seed + k, rules, cfg.random_share, reward_scale, privileged, cfg.teacher, cfg.soft_temperature)
+             for k, n in enumerate(sizes)]  # fmt: skip
     if cfg.workers <= 1:
         parts = [collect(*t) for t in tasks]
     else:
@@ -96,12 +117,13 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
     if cfg.positions <= 0:
         return {}
     t0 = time.perf_counter()
-    obs, masks, actions, values = collect_parallel(cfg, seed, rules, reward_scale, net.spec.privileged_critic, quiet)
+    obs, masks, targets, values = collect_parallel(cfg, seed, rules, reward_scale, net.spec.privileged_critic, quiet)
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     X, M = torch.from_numpy(obs), torch.from_numpy(masks)
-    A, V = torch.from_numpy(actions), torch.from_numpy(values)
+    T, V = torch.from_numpy(targets), torch.from_numpy(values)
+    aug = SuitPermutations(X.shape[1]) if cfg.augment else None
     n = len(X)
     stats = {}
     for epoch in range(cfg.epochs):
@@ -109,8 +131,11 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
         tot_pi = tot_v = correct = 0.0
         for s in range(0, n, cfg.batch_size):
             idx = order[s : s + cfg.batch_size]
-            logits, value = net(X[idx], M[idx])
-            loss_pi = F.cross_entropy(logits, A[idx])
+            xb, mb, tb = X[idx], M[idx], T[idx]
+            if aug is not None:  # each position under a random renaming of the suits
+                xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
+            logits, value = net(xb, mb)
+            loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
             loss_v = F.mse_loss(value, V[idx])
             loss = loss_pi + cfg.value_weight * loss_v
             opt.zero_grad()
@@ -118,7 +143,7 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
             opt.step()
             tot_pi += loss_pi.item() * len(idx)
             tot_v += loss_v.item() * len(idx)
-            correct += (logits.argmax(1) == A[idx]).sum().item()
+            correct += (logits.argmax(1) == tb.argmax(1)).sum().item()
         stats = {"policy_loss": tot_pi / n, "value_loss": tot_v / n, "accuracy": correct / n}
         if not quiet:
             print(f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['accuracy']:.1%}, "
