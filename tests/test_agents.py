@@ -220,3 +220,25 @@ def test_observation_is_the_environments_encoding():
     state = HandState(random_deal(random.Random(8)))
     view = PlayerView.from_state(state, state.to_act)
     assert (view.observation() == observation.encode(state, state.to_act)).all()
+
+
+def test_split_agent_bids_with_one_agent_and_plays_with_the_other(tmp_path):
+    """{"agent": "split"}: calls (R3, R4) come from ``bidding``, card plays (R5) from ``play``."""
+    spec = tmp_path / "split.json"
+    spec.write_text(json.dumps({"agent": "split", "params": {"bidding": "heuristic", "play": "random"}}))
+    split, heur, rand = make_agent(str(spec), 7), HeuristicAgent(7), RandomAgent(7)
+    rng = random.Random(5)
+    phases = set()
+    for _ in range(30):
+        state = HandState(random_deal(rng))
+        while state.phase != DONE:
+            view = PlayerView.from_state(state, state.to_act)
+            expected = (rand if view.phase == PLAY else heur).act(view)
+            assert split.act(view) == expected
+            phases.add(view.phase)
+            state.apply(expected)
+    assert PLAY in phases and "bidding" in phases
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"agent": "split", "params": {"bidding": "heuristic"}}))
+    with pytest.raises(AgentSpecError, match="'bidding' and 'play'"):
+        make_agent(str(bad))
