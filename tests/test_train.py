@@ -319,3 +319,24 @@ def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.old-")]
     assert len(kept) == 1 and latest_checkpoint(kept[0]).is_file()  # the earlier run is intact
     assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architecture(tmp_path):
+    from agents.bundle import save_bundle
+    from train.trainer import Trainer
+
+    cfg = config_from_dict(tiny(tmp_path, pretrain={"positions": 0}))
+    src = Trainer(cfg, quiet=True)
+    with torch.no_grad():
+        for p in src.net.parameters():
+            p.add_(0.5)  # weights no fresh network has
+    save_bundle(tmp_path / "b", src.net, name="b")
+    t = Trainer(config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True)
+    for a, b in zip(t.net.state_dict().values(), src.net.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+    other = tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))
+    other["net"]["head_hidden"] = 7
+    with pytest.raises(ConfigError, match="init_from: bundle .* has architecture"):
+        Trainer(config_from_dict(other), quiet=True)
+    with pytest.raises(ConfigError, match="init_from"):
+        Trainer(config_from_dict(tiny(tmp_path, init_from=str(tmp_path / "missing"))), quiet=True)

@@ -107,6 +107,7 @@ class TrainConfig:
     torch_threads: int = 1  # measured faster than 2 on this 2-core machine (docs/BENCHMARKS.md)
     checkpoint_every: int = 50_000  # learner decisions
     log_every: int = 10_000
+    init_from: str = ""  # a policy bundle whose weights start the network (same architecture); "" = fresh
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     env: EnvConfig = field(default_factory=EnvConfig)

@@ -24,7 +24,7 @@ from agents.network import NetSpec
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-from train.config import TrainConfig, load_config, save_config, to_dict
+from train.config import ConfigError, TrainConfig, load_config, save_config, to_dict
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
 from train.selfplay import SelfPlayVecEnv
@@ -85,6 +85,8 @@ class Trainer:
             policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
         )  # fmt: skip
         self.model.after_update = self._after_update
+        if cfg.init_from and not resume:  # checked before the run dir is touched
+            self._init_from(cfg.init_from)
         if not resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
             # A fresh run never mixes with an old one's checkpoints or champion; nothing is lost.
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -120,6 +122,21 @@ class Trainer:
         for k, v in stats.items():
             self.model.logger.record(f"pretrain/{k}", v)
         self.pretrain_stats = stats
+
+    def _init_from(self, path: str) -> None:
+        """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
+        from agents.bundle import BundleError, load_net
+
+        try:
+            net, manifest = load_net(path)
+        except BundleError as e:
+            raise ConfigError(f"init_from: {e}") from None
+        if net.spec != self.spec:
+            raise ConfigError(f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
+                              f"but this run's net config gives {self.spec.to_dict()}")  # fmt: skip
+        self.net.load_state_dict(net.state_dict())
+        if not self.quiet:
+            _log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
 
     @property
     def net(self) -> torch.nn.Module:
