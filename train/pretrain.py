@@ -6,10 +6,15 @@ never sees a played hand (measured: win rate against ``heuristic`` fell from 31%
 the mean reward rose to about 0). Starting from a copy of a sensible player avoids that trap;
 PPO then improves on it by self-play.
 
-Positions come from seeded games of the heuristic against itself (with a small share of random
-moves so that unusual positions are covered too); the policy heads learn the heuristic's choice
+Positions come from seeded games of the teacher against itself (with a small share of random
+moves so that unusual positions are covered too); the policy heads learn the teacher's choice
 (cross-entropy over legal actions) and the value head the hand's final score difference from
 the acting team's side, scaled like the training reward.
+
+Options (``PretrainConfig``): ``augment`` renames the suits of every position at random
+(``train.augment``; measured: imitating ``heuristic`` on 1M positions went from -0.37 to -0.15
+game points per deal against it, docs/RESULTS.md); ``soft_temperature`` turns a searching
+teacher's card values into soft targets (measured harmful so far, see docs/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -92,23 +97,35 @@ def _collect_task(args: tuple) -> tuple:
 def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float, privileged: bool,
                      quiet: bool) -> tuple:  # fmt: skip
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order."""
-    chunks = max(cfg.workers, 1) * (4 if cfg.teacher != "heuristic" else 1)
+    chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
     tasks = [(n, seed + k, rules, cfg.random_share, reward_scale, privileged, cfg.teacher, cfg.soft_temperature)
              for k, n in enumerate(sizes)]  # fmt: skip
+    out: list[np.ndarray] = []
+    at = 0
+
+    def put(part: tuple) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
+        nonlocal at
+        if not out:
+            out.extend(np.empty((cfg.positions, *a.shape[1:]), a.dtype) for a in part)
+        for dst, src in zip(out, part, strict=True):
+            dst[at : at + len(src)] = src
+        at += len(part[0])
+
     if cfg.workers <= 1:
-        parts = [collect(*t) for t in tasks]
+        for t in tasks:
+            put(collect(*t))
     else:
         import multiprocessing as mp
 
-        parts = []
         with mp.get_context("spawn").Pool(cfg.workers) as pool:
             for k, part in enumerate(pool.imap(_collect_task, tasks)):
-                parts.append(part)
+                put(part)
+                del part
                 if not quiet:
-                    print(f"[pretrain] labelled {sum(len(p[0]) for p in parts):,}/{cfg.positions:,} positions "
+                    print(f"[pretrain] labelled {at:,}/{cfg.positions:,} positions "
                           f"({cfg.teacher}, chunk {k + 1}/{chunks})", file=sys.stderr, flush=True)  # fmt: skip
-    return tuple(np.concatenate([p[i] for p in parts]) for i in range(4))
+    return tuple(out)
 
 
 def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float,
