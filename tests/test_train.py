@@ -340,3 +340,17 @@ def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architec
         Trainer(config_from_dict(other), quiet=True)
     with pytest.raises(ConfigError, match="init_from"):
         Trainer(config_from_dict(tiny(tmp_path, init_from=str(tmp_path / "missing"))), quiet=True)
+
+
+def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
+    from baloot_env.rules import RuleConfig
+    from train.config import PretrainConfig
+    from train.pretrain import collect, collect_parallel
+
+    cfg = PretrainConfig(positions=90, workers=2)  # 8 chunks of 11-12 positions, seeds 4..11
+    a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
+    assert all(np.array_equal(x, y) for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True), strict=True))
+    first = collect(12, 4, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 0
+    last = collect(11, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
+    assert np.array_equal(a[0][:12], first[0]) and np.array_equal(a[2][-11:], last[2])
+    assert (a[2].sum(1) == 1).all()  # every row labelled
