@@ -27,7 +27,8 @@ from baloot_env.errors import DealError
 FORMAT = "baloot-deal-set-1"
 DEALS_DIR = Path(__file__).resolve().parent / "deals"
 # The committed sets: name -> (seed, count).
-STANDARD_SETS = {"small": (64, 64), "standard960": (960, 960)}
+# dev960 is for choices made during training (promotion), so that standard960 stays an unbiased test.
+STANDARD_SETS = {"small": (64, 64), "standard960": (960, 960), "dev960": (9601, 960)}
 DEFAULT_SET = "standard960"
 
 
@@ -119,7 +120,7 @@ def load(path: str | os.PathLike) -> DealSet:
 
 
 def load_named(name: str) -> DealSet:
-    """A committed set by name (``small``, ``standard960``) or a path to a deal set file."""
+    """A committed set by name (``small``, ``standard960``, ``dev960``) or a path to a deal set file."""
     if name in STANDARD_SETS:
         return load(DEALS_DIR / f"{name}.json")
     if os.path.exists(name) or name.endswith(".json"):

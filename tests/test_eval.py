@@ -25,6 +25,7 @@ from eval.stats import (
 
 SMALL_SHA256 = "4d167d1984c82fa771fbf10a54f51f1adf5cc6e82b7ff6cdb58312fe76c8b067"
 STANDARD960_SHA256 = "afb0187be49fcf798f3711df4084cd8b80e13c80ca6fe2ef7658733c32331f68"
+DEV960_SHA256 = "bef94607124aacc6bb2f82823421764e0aef4a8e52aa8ca7122fcef1b8c8444e"
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +39,11 @@ def test_committed_checksums_are_stable_and_reproducible_from_the_seed():
     assert load_named("standard960").checksum == STANDARD960_SHA256
     assert len(load_named("standard960")) == 960
     assert generate("small", 64, 64).checksum == SMALL_SHA256
+    dev = load_named("dev960")
+    assert dev.checksum == DEV960_SHA256 and len(dev) == 960
+    # the development set (promotion during training) shares no deal with the test set
+    test_deals = {json.dumps(d.to_dict(), sort_keys=True) for d in load_named("standard960").deals}
+    assert not any(json.dumps(d.to_dict(), sort_keys=True) in test_deals for d in dev.deals)
 
 
 def test_deal_set_roundtrip_and_corruption(tmp_path, small):
