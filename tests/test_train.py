@@ -354,3 +354,19 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
     last = collect(11, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
     assert np.array_equal(a[0][:12], first[0]) and np.array_equal(a[2][-11:], last[2])
     assert (a[2].sum(1) == 1).all()  # every row labelled
+
+
+def test_the_final_evaluation_skips_a_champion_that_is_the_policy_itself(tmp_path):
+    """A policy promoted at the last step is not evaluated against itself (d would be 0)."""
+    from agents.bundle import save_bundle
+    from train.trainer import _same_weights
+
+    net = BalootNet(NetSpec())
+    save_bundle(tmp_path / "a", net, name="a")
+    save_bundle(tmp_path / "copy", net, name="copy")
+    with torch.no_grad():
+        next(net.parameters()).add_(1.0)
+    save_bundle(tmp_path / "other", net, name="other")
+    assert _same_weights(tmp_path / "a", str(tmp_path / "copy"))
+    assert not _same_weights(tmp_path / "a", str(tmp_path / "other"))
+    assert not _same_weights(tmp_path / "a", "heuristic")

@@ -293,6 +293,8 @@ class Trainer:
         for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
             if promoting and opp == champion_spec:
                 continue
+            if opp == champion_spec and _same_weights(bundle, champion_spec):
+                continue  # the champion is this very policy (promoted at this step): d would be 0
             ds = deal_set or e.deal_set
             record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp)
         return results
@@ -311,6 +313,16 @@ class Trainer:
         self.checkpoint()
         self.model.logger.dump(self.steps)
         return {"steps": self.steps, "seconds": time.perf_counter() - self.start_time, "selfplay": self.selfplay_stats()}
+
+
+def _same_weights(bundle: Path, other: str) -> bool:
+    """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
+    from agents.bundle import BundleError, read_manifest
+
+    try:
+        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
+    except BundleError:  # a rule agent's name or an unreadable folder: not the same policy
+        return False
 
 
 class _ProgressCallback(BaseCallback):
