@@ -370,3 +370,24 @@ def test_the_final_evaluation_skips_a_champion_that_is_the_policy_itself(tmp_pat
     assert _same_weights(tmp_path / "a", str(tmp_path / "copy"))
     assert not _same_weights(tmp_path / "a", str(tmp_path / "other"))
     assert not _same_weights(tmp_path / "a", "heuristic")
+
+
+def test_batched_observations_equal_each_games_own_encoding_and_privileged_hands():
+    """SelfPlayVecEnv builds all games' observations at once; each row is that game's acting
+    seat's encode() plus (privileged critic) its four hands, and the masks are the legal ones."""
+    from baloot_env.observation import action_mask, encode
+
+    venv = SelfPlayVecEnv(6, EnvConfig(), _pool(3), 3, privileged=True)
+    obs = venv.reset()
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        masks = venv.action_masks()
+        for i, g in enumerate(venv.games):
+            seat = g.hand.to_act
+            assert np.array_equal(obs[i, :OBS_SIZE], encode(g.hand, seat))
+            for k in range(4):  # me, next, partner, previous: 32 bits each (R1.2 ids)
+                hand = g.hand.hands[(seat + k) % 4]
+                assert [c for c in range(32) if obs[i, OBS_SIZE + 32 * k + c]] == [c for c in range(32) if hand >> c & 1]
+            assert np.array_equal(masks[i], action_mask(g.hand, seat).astype(bool))
+        venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        obs, *_ = venv.step_wait()

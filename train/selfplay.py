@@ -67,6 +67,7 @@ class SelfPlayVecEnv(VecEnv):
         self.finished: deque[dict] = deque(maxlen=2000)  # recent episode summaries for logging
         self.decisions = 0
         self._actions: np.ndarray | None = None
+        self._masks: np.ndarray | None = None  # legal masks of the last observation (action_masks)
         self._restored = False
 
     # ------------------------------------------------------------------ games
@@ -86,14 +87,20 @@ class SelfPlayVecEnv(VecEnv):
         g.hands = []
         self._new_hand(g)
 
-    def _observe(self, g: Game) -> np.ndarray:
-        seat = g.hand.to_act
-        obs = encode(g.hand, seat, match_context(g.match))
+    def _observe_all(self) -> np.ndarray:
+        """Every game's observation for the seat to act (one batch), and their masks for later.
+
+        The privileged critic's four hands are unpacked for all games in one call; the legal
+        masks are kept for ``action_masks()``, which SB3 asks for right after this step.
+        """
+        games = self.games
+        obs = np.stack([encode(g.hand, g.hand.to_act, match_context(g.match)) for g in games])
+        self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in games]).astype(bool)
         if not self.privileged:
             return obs
-        hands = np.array([g.hand.hands[(seat + k) % 4] for k in range(4)], dtype="<u4")
-        priv = np.unpackbits(hands.view(np.uint8), bitorder="little").astype(np.float32)
-        return np.concatenate([obs, priv])
+        hands = np.array([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games], dtype="<u4")
+        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+        return np.concatenate([obs, priv], axis=1)
 
     def _settle(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
         """Handle the end of a hand (and of the episode) in game ``i``."""
@@ -173,10 +180,11 @@ class SelfPlayVecEnv(VecEnv):
                 self._new_episode(g)
             n = self.num_envs
             self._advance(np.zeros(n, np.float32), np.zeros(n, bool), [{} for _ in range(n)])
-        return np.stack([self._observe(g) for g in self.games])
+        return self._observe_all()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
+        self._masks = None
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         n = self.num_envs
@@ -189,10 +197,12 @@ class SelfPlayVecEnv(VecEnv):
             self._settle(i, rewards, dones, infos)
         self.decisions += n
         self._advance(rewards, dones, infos)
-        return np.stack([self._observe(g) for g in self.games]), rewards, dones, infos
+        return self._observe_all(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        return np.stack([action_mask(g.hand, g.hand.to_act).astype(bool) for g in self.games])
+        if self._masks is None:  # not observed since the last step (e.g. right after loading)
+            self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in self.games]).astype(bool)
+        return self._masks
 
     def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list:
         if method_name == "action_masks":
@@ -240,6 +250,7 @@ class SelfPlayVecEnv(VecEnv):
 
     def load_state(self, blob: bytes) -> None:
         data = pickle.loads(blob)
+        self._masks = None
         if len(data["games"]) != self.num_envs:
             raise ValueError(f"checkpoint has {len(data['games'])} games, config has n_envs={self.num_envs}")
         for g, st, (cat, k) in zip(self.games, data["games"], data["opponents"], strict=True):
