@@ -13,12 +13,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
 from baloot_env.observation import OBS_SIZE
 
 PRIVILEGED_SIZE = 4 * 32  # the four current hands, relative seats (me, next, partner, previous)
+
+
+def privileged_input(hands: list[list[int]]) -> np.ndarray:
+    """The privileged critic's extra input (training only): N x 128 floats from N rows of four
+    hand masks (me, next, partner, previous; R1.2 card ids as bits), 32 bits per hand."""
+    rows = np.asarray(hands, dtype="<u4").reshape(-1, 4)
+    return np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
 NUM_CARD_ACTIONS = 32
 NUM_BID_ACTIONS = 10
 MASKED_LOGIT = -1e8

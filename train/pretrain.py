@@ -28,7 +28,7 @@ import torch
 from torch.nn import functional as F
 
 from agents.base import PlayerView
-from agents.network import PRIVILEGED_SIZE, BalootNet
+from agents.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
 from baloot_env.deal import random_deal
 from baloot_env.hand import HandState
@@ -70,8 +70,7 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
             if k < n:
                 o = encode(hand, seat)
                 if privileged:
-                    h = np.array([hand.hands[(seat + j) % 4] for j in range(4)], dtype="<u4")
-                    o = np.concatenate([o, np.unpackbits(h.view(np.uint8), bitorder="little").astype(np.float32)])
+                    o = np.concatenate([o, privileged_input([[hand.hands[(seat + j) % 4] for j in range(4)]])[0]])
                 obs[k], masks[k] = o, action_mask(hand, seat)
                 if scores:
                     cards = list(scores)

@@ -27,7 +27,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.network import PRIVILEGED_SIZE
+from agents.network import PRIVILEGED_SIZE, privileged_input
 from baloot_env.deal import random_deal
 from baloot_env.hand import HandState
 from baloot_env.match import MatchState
@@ -98,8 +98,7 @@ class SelfPlayVecEnv(VecEnv):
         self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in games]).astype(bool)
         if not self.privileged:
             return obs
-        hands = np.array([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games], dtype="<u4")
-        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+        priv = privileged_input([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games])
         return np.concatenate([obs, priv], axis=1)
 
     def _settle(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
