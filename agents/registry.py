@@ -13,9 +13,10 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from agents.base import Agent
+from agents.base import Agent, PlayerView
 from agents.heuristic import HeuristicAgent, HeuristicConfig, HeuristicConfigError
 from agents.random_agent import RandomAgent
+from baloot_env.hand import PLAY
 
 
 class AgentSpecError(ValueError):
@@ -61,8 +62,8 @@ class SplitAgent(Agent):
         self.bidding.reset(seed)
         self.play.reset(seed)
 
-    def act(self, view) -> int:  # noqa: ANN001 - PlayerView
-        return (self.play if view.phase == "play" else self.bidding).act(view)
+    def act(self, view: PlayerView) -> int:
+        return (self.play if view.phase == PLAY else self.bidding).act(view)
 
     def describe(self) -> dict[str, Any]:
         return {"agent": "split", "bidding": self.bidding.describe(), "play": self.play.describe()}
