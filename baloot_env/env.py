@@ -8,7 +8,8 @@ led by the last winner); ``agent_selection`` is always the seat the rules ask to
 
 Actions: ``Discrete(42)``, R9: 0-31 play that card, 32 pass, 33-36 hokum S/H/D/C, 37 sun,
 38-41 double/three/four/gahwa. An illegal action raises ``IllegalActionError`` naming the seat,
-the action and the legal ones (no silent penalty).
+the action and the legal ones (no silent penalty), before anything changes: rewards, infos and
+the turn stay exactly as they were.
 
 Observations: ``{"observation": float32[OBS_SIZE], "action_mask": int8[42]}`` from the observing
 seat's point of view (``baloot_env.observation.PIECES``; the README table is generated from
@@ -172,13 +173,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if isinstance(action, np.integer):
-            action = int(action)
+        # Refuse before anything changes: a bad action must leave rewards, the pending
+        # cumulative reward and the infos (hand_result) of this seat exactly as they were.
+        action = self.hand.verify(action)  # raises IllegalActionError naming seat, action and legal ones
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         for a in self.agents:
             self.rewards[a] = 0.0
-        self.hand.apply(action)  # raises IllegalActionError naming seat, action and legal ones
+        self.hand.apply(action)
         if self.hand.done:
             self._end_hand()
         else:

@@ -188,8 +188,12 @@ class HandState:
         return 0 <= action < 42 and bool(self.legal_mask() >> action & 1)
 
     # ------------------------------------------------------------------ applying
-    def apply(self, action: int) -> None:
-        """Apply the acting seat's action; raises IllegalActionError if the rules forbid it."""
+    def verify(self, action: object) -> int:
+        """The action as a plain int if the acting seat may take it now; else IllegalActionError.
+
+        Changes nothing, so a caller (the environment) can check an action before it touches any
+        of its own state. Numpy integers are accepted; bools, floats and anything else are not.
+        """
         mask = self.legal_mask()
         if type(action) is not int:  # the common case (a plain int) skips these checks
             if type(action).__name__ != "bool_" and not isinstance(action, bool):
@@ -201,6 +205,11 @@ class HandState:
                 raise self._illegal(action, mask)
         if not 0 <= action < 42 or not mask >> action & 1:
             raise self._illegal(action, mask)
+        return action
+
+    def apply(self, action: int) -> None:
+        """Apply the acting seat's action; raises IllegalActionError if the rules forbid it."""
+        action = self.verify(action)
         self.history.append(action)
         phase = self.phase
         if phase == PLAY:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import pickle
 import random
 
@@ -321,3 +323,75 @@ def test_numpy_integer_actions_are_accepted_and_bools_refused():
         s.apply(np.bool_(True))
     with pytest.raises(IllegalActionError):
         s.apply(True)
+
+
+# ---------------------------------------------------------------- refused actions change nothing
+MALFORMED_ACTIONS = [-1, 42, 1000, True, False, np.bool_(True), None, "pass", 32.0, np.float64(1.0), [32], 1.5]
+
+
+def env_snapshot(e) -> dict:
+    """Everything a step may change: rewards, infos, flags, the turn, the hand and the match."""
+    u = e.unwrapped
+    m = u.match
+    return {
+        "agents": list(u.agents),
+        "rewards": dict(u.rewards),
+        "cumulative": dict(u._cumulative_rewards),
+        "infos": copy.deepcopy(u.infos),
+        "terminations": dict(u.terminations),
+        "truncations": dict(u.truncations),
+        "agent_selection": u.agent_selection,
+        "hand": json.dumps(u.hand.to_json()),
+        "hand_id": id(u.hand),
+        "match": None if m is None else (
+            list(m.score), m.deals_played, m.hands_scored, [r.to_info() for r in m.results],
+            m.result, id(m.hand),
+        ),
+        "pending_deals": list(u._pending_deals),
+        "rng": copy.deepcopy(u._rng.bit_generator.state),
+    }  # fmt: skip
+
+
+def refuse_everything_bad(e) -> int:
+    """Try one illegal action id and every malformed action; each must raise and change nothing."""
+    before = env_snapshot(e)
+    obs = e.observe(e.agent_selection)
+    u = e.unwrapped
+    dead = u.terminations[e.agent_selection] or u.truncations[e.agent_selection]
+    bad: list = [int(a) for a in np.flatnonzero(obs["action_mask"] == 0)[:3]] + MALFORMED_ACTIONS
+    if dead:
+        bad = [a for a in bad if a is not None]  # None is the dead agent's one valid action
+    tried = 0
+    for a in bad:
+        with pytest.raises(ValueError):  # IllegalActionError; a dead agent's ValueError
+            e.step(a)
+        after = env_snapshot(e)
+        assert after == before, (a, {k for k in before if before[k] != after[k]})
+        tried += 1
+    return tried
+
+
+@pytest.mark.parametrize(("episode", "reward"), [("match", "diff"), ("match", "win"), ("hand", "points")])
+def test_refused_actions_leave_the_env_exactly_as_it_was(episode, reward):
+    """R9, R11: an illegal action id, a wrong type, a bool, an out-of-range id... raises before
+    anything changes: rewards, pending cumulative rewards, infos (hand_result right after a hand
+    ends in a match), terminations, the turn, the hand and the match."""
+    after_hand_end = with_pending_reward = checks = 0
+    for seed in range(3 if episode == "match" else 8):
+        e = env(episode=episode, reward=reward)
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        hand = e.unwrapped.hand
+        for agent in e.agent_iter(5000):
+            obs, _, term, trunc, _ = e.last()
+            new_hand = e.unwrapped.hand is not hand
+            hand = e.unwrapped.hand
+            if new_hand or term or rng.random() < 0.15:
+                refuse_everything_bad(e)
+                checks += 1
+                after_hand_end += new_hand
+                with_pending_reward += e.unwrapped._cumulative_rewards[agent] != 0.0
+            e.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert checks > 50
+    if episode == "match":
+        assert after_hand_end >= 6 and with_pending_reward >= 3, (after_hand_end, with_pending_reward)
