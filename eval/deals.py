@@ -26,14 +26,44 @@ from baloot_env.errors import DealError
 
 FORMAT = "baloot-deal-set-1"
 DEALS_DIR = Path(__file__).resolve().parent / "deals"
-# The committed sets: name -> (seed, count).
-# dev960 is for choices made during training (promotion), so that standard960 stays an unbiased test.
-STANDARD_SETS = {"small": (64, 64), "standard960": (960, 960), "dev960": (9601, 960)}
-DEFAULT_SET = "standard960"
+
+# Every deal set has a role, fixed here in code (not in the file, so that it cannot be edited away):
+# a *development* set may be used for any choice (promotion, tuning, ablations, comparing recipes);
+# the *test* set is only for final reports, and everything that chooses refuses it.
+DEVELOPMENT = "development"
+TEST = "test"
+ROLES = (DEVELOPMENT, TEST)
+
+
+@dataclass(frozen=True)
+class SetSpec:
+    """How a committed set is generated (``generate(name, seed, count)``) and what it is for."""
+
+    seed: int
+    count: int
+    role: str
+    note: str
+
+
+# The committed sets. standard960 was the reported set of the first two sessions' work, but the
+# strong recipe was chosen by comparing on it, so it is a development set now; test960 (seed
+# 20261130, first drawn on 2026-11-30) replaced it as the test set and had been used by nothing.
+STANDARD_SETS: dict[str, SetSpec] = {
+    "small": SetSpec(64, 64, DEVELOPMENT, "a quick set for smoke runs and tests"),
+    "standard960": SetSpec(960, 960, DEVELOPMENT, "the former test set; the strong recipe was chosen on it"),
+    "dev960": SetSpec(9601, 960, DEVELOPMENT, "promotion during training and other choices"),
+    "test960": SetSpec(20261130, 960, TEST, "final reports only; nothing may choose on it"),
+}
+DEFAULT_SET = "dev960"  # what a command that compares or chooses uses unless told otherwise
+TEST_SET = "test960"  # where final reports are made
 
 
 class DealSetError(ValueError):
     """A deal set that is missing, corrupt or does not match its checksum."""
+
+
+class DealSetRoleError(DealSetError):
+    """A choice (promotion, tuning, an ablation) was asked to use the test set."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +74,7 @@ class DealSet:
     seed: int | None
     deals: tuple[Deal, ...]
     checksum: str
+    role: str = DEVELOPMENT
 
     def __len__(self) -> int:
         return len(self.deals)
@@ -55,7 +86,7 @@ class DealSet:
         if n == len(self.deals):
             return self
         deals = self.deals[:n]
-        return DealSet(f"{self.name}[:{n}]", self.seed, deals, checksum_of(deals))
+        return DealSet(f"{self.name}[:{n}]", self.seed, deals, checksum_of(deals), self.role)
 
     def to_json(self) -> dict:
         return {
@@ -74,11 +105,13 @@ def checksum_of(deals: tuple[Deal, ...] | list[Deal]) -> str:
     return hashlib.sha256(canon.encode("ascii")).hexdigest()
 
 
-def generate(name: str, seed: int, count: int) -> DealSet:
+def generate(name: str, seed: int, count: int, role: str = DEVELOPMENT) -> DealSet:
     """``count`` uniform deals from ``numpy.random.default_rng(seed)`` (dealers drawn too, R2.1)."""
+    if role not in ROLES:
+        raise DealSetError(f"unknown deal set role {role!r}; roles: {', '.join(ROLES)}")
     rng = np.random.default_rng(seed)
     deals = tuple(random_deal(rng) for _ in range(count))
-    return DealSet(name, seed, deals, checksum_of(deals))
+    return DealSet(name, seed, deals, checksum_of(deals), role)
 
 
 def save(deal_set: DealSet, path: str | os.PathLike) -> None:
@@ -116,25 +149,73 @@ def load(path: str | os.PathLike) -> DealSet:
             f"deal set {str(path)!r}: checksum {data.get('checksum')!r} does not match its deals ({checksum}); "
             "the file was edited or is corrupt"
         )
-    return DealSet(str(data.get("name", path.stem)), data.get("seed"), deals, checksum)
+    return DealSet(str(data.get("name", path.stem)), data.get("seed"), deals, checksum, role_of(deals))
+
+
+def _test_deal_keys() -> frozenset[str]:
+    """Canonical JSON of every deal of the committed test sets (read once, on first use)."""
+    global _TEST_KEYS
+    if _TEST_KEYS is None:
+        keys: set[str] = set()
+        for name, spec in STANDARD_SETS.items():
+            if spec.role == TEST and (DEALS_DIR / f"{name}.json").is_file():
+                data = json.loads((DEALS_DIR / f"{name}.json").read_text(encoding="utf-8"))
+                keys.update(json.dumps(d, sort_keys=True, separators=(",", ":")) for d in data["deals"])
+        _TEST_KEYS = frozenset(keys)
+    return _TEST_KEYS
+
+
+_TEST_KEYS: frozenset[str] | None = None
+
+
+def role_of(deals: tuple[Deal, ...]) -> str:
+    """``TEST`` when any deal belongs to a committed test set, else ``DEVELOPMENT``.
+
+    Decided by the cards, not by a name, so that a copy, a renamed file or a subset of the test
+    set is still the test set.
+    """
+    keys = _test_deal_keys()
+    for d in deals:
+        if json.dumps(d.to_dict(), sort_keys=True, separators=(",", ":")) in keys:
+            return TEST
+    return DEVELOPMENT
 
 
 def load_named(name: str) -> DealSet:
-    """A committed set by name (``small``, ``standard960``, ``dev960``) or a path to a deal set file."""
+    """A committed set by name (see ``STANDARD_SETS``) or a path to a deal set file."""
     if name in STANDARD_SETS:
-        return load(DEALS_DIR / f"{name}.json")
+        ds = load(DEALS_DIR / f"{name}.json")
+        if ds.role != STANDARD_SETS[name].role:  # a development set that shares deals with the test set
+            raise DealSetError(f"deal set {name!r} shares deals with the test set; regenerate it with a new seed")
+        return ds
     if os.path.exists(name) or name.endswith(".json"):
         return load(name)
     raise DealSetError(f"unknown deal set {name!r}; known: {sorted(STANDARD_SETS)}, or a path to a deal set file")
 
 
+def require_development(deal_set: DealSet | str, purpose: str) -> DealSet:
+    """The deal set, if it may be used for ``purpose`` (a choice); else ``DealSetRoleError``.
+
+    Promotion, tuning and ablations choose between policies or recipes; a choice made on the
+    test set would make every later figure on it optimistic, so they refuse it.
+    """
+    ds = load_named(deal_set) if isinstance(deal_set, str) else deal_set
+    if ds.role == TEST:
+        dev = sorted(n for n, s in STANDARD_SETS.items() if s.role == DEVELOPMENT)
+        raise DealSetRoleError(
+            f"deal set {ds.name!r} is the test set, kept for final reports; {purpose} must use a development set "
+            f"({', '.join(dev)} or a file of your own)"
+        )
+    return ds
+
+
 def main() -> None:
     """Regenerate the committed sets: ``python -m eval.deals``."""
     DEALS_DIR.mkdir(exist_ok=True)
-    for name, (seed, count) in STANDARD_SETS.items():
-        ds = generate(name, seed, count)
+    for name, spec in STANDARD_SETS.items():
+        ds = generate(name, spec.seed, spec.count, spec.role)
         save(ds, DEALS_DIR / f"{name}.json")
-        print(f"{name}: {count} deals, seed {seed}, sha256 {ds.checksum}")
+        print(f"{name}: {spec.count} deals, seed {spec.seed}, {spec.role}, sha256 {ds.checksum}")
 
 
 if __name__ == "__main__":

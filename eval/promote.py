@@ -1,12 +1,15 @@
 """Checkpoint promotion: the candidate becomes champion only if it is shown better in duplicate.
 
 ``promote(PromotionConfig(candidate=..., champion=...))`` plays the candidate (A) against the
-champion (B) on the deal set (default: the committed 960-deal set) with a group-sequential
+champion (B) on a development deal set (default ``dev960``; the test set is refused, since a
+promotion is a choice) with a group-sequential
 test (``stats.sequential_decision``, O'Brien-Fleming bounds at ``looks`` equally spaced looks):
 it stops early on a clear result either way. The candidate is promoted only when the test says
 so *and* the Student-t 95% interval of the mean of d on the deals played lies above 0.
 Error rates (normal approximation): a candidate no better than the champion is promoted with
-probability at most 2.5%; a clearly worse one is rejected early; power is that of a single
+probability at most ``alpha`` (2.5% by default) *per test*. A training run that tests k times
+spends its 2.5% over the run (``alpha = 0.025 / k`` per test, Bonferroni), so that the chance of
+any false promotion in the whole run stays at most 2.5%; a clearly worse one is rejected early; power is that of a single
 test at |z| >= 2.024 on all the deals (four looks), i.e. about 80% for a true mean of
 2.86 standard errors (sd of d / sqrt(deals)).
 
@@ -27,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
-from eval.deals import DEFAULT_SET, DealSetError, load_named
+from eval.deals import DEFAULT_SET, DealSetError, require_development
 from eval.report import write_json_atomic, write_text_atomic
 from eval.runner import run_duplicate
-from eval.stats import ci95, mean_sd, sequential_decision
+from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
 
 POINTER_FORMAT = "baloot-champion-1"
 
@@ -51,6 +54,8 @@ class PromotionConfig:
         history: the JSON-lines history; default ``promotions.jsonl`` beside the pointer.
         deal_set: deal set name or path; deals: how many of its deals (default all).
         seed: hand seeds; workers: processes; looks: sequential looks (1 = fixed sample).
+        alpha: the chance (one-sided) of promoting a candidate no better than the champion in
+            this test; a training run that tests several times passes its share of 2.5%.
     """
 
     candidate: str
@@ -63,6 +68,7 @@ class PromotionConfig:
     workers: int = 1
     looks: int = 4
     progress: bool = False
+    alpha: float = ALPHA
 
 
 def read_pointer(path: str | os.PathLike) -> dict[str, Any] | None:
@@ -123,12 +129,14 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
         except AgentSpecError as e:
             raise PromotionError(f"{role}: {e}") from None
     try:
-        full = load_named(cfg.deal_set)
+        full = require_development(cfg.deal_set, "promotion")
         ds = full.head(cfg.deals) if cfg.deals else full
     except DealSetError as e:
         raise PromotionError(str(e)) from None
     if cfg.looks < 1 or cfg.looks > len(ds):
         raise PromotionError(f"looks must be between 1 and the number of deals ({len(ds)}), got {cfg.looks}")
+    if not 0 < cfg.alpha < 0.5:
+        raise PromotionError(f"alpha must be in (0, 0.5), got {cfg.alpha}")
     bounds = [round(k * len(ds) / cfg.looks) for k in range(cfg.looks + 1)]
     d: list[float] = []
     decision = None
@@ -138,7 +146,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
             matches=False, progress=cfg.progress,
         )  # fmt: skip
         d += [r.d for r in run.records]
-        decision = sequential_decision(d, k, cfg.looks)
+        decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
         if decision.decision != "continue":
             break
     if decision is None:  # looks >= 1 was checked above
@@ -160,6 +168,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
         "bound": decision.bound,
         "look": decision.look,
         "looks": cfg.looks,
+        "alpha": cfg.alpha,
         "deal_set": full.name,
         "checksum": full.checksum,
         "seed": cfg.seed,

@@ -6,6 +6,7 @@ reproducible; no global random state is used anywhere.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -102,14 +103,69 @@ class SequentialDecision:
     bound: float
 
 
-def obf_bound(look: int, looks: int) -> float:
-    """O'Brien-Fleming critical z at ``look`` of ``looks`` (two-sided alpha 0.05 overall)."""
-    if looks not in OBF_CONSTANTS:
-        raise ValueError(f"looks must be one of {sorted(OBF_CONSTANTS)}, got {looks}")
-    return OBF_CONSTANTS[looks] * math.sqrt(looks / look)
+ALPHA = 0.025  # one-sided: the chance of promoting a candidate no better than the champion, per test
 
 
-def sequential_decision(d: Sequence[float], look: int, looks: int) -> SequentialDecision:
+def _continue_probability(c: float, looks: int, grid: int = 1201) -> float:
+    """P(|S_k| < c * sqrt(looks) at every look k) for a standard random walk S (unit-variance steps).
+
+    On the scale of the sums S_k = z_k * sqrt(k), the O'Brien-Fleming bounds are the constant
+    c * sqrt(looks); the density of S among the paths still running is carried from look to
+    look by convolving with the normal step on a grid (the recursive integration of Armitage,
+    McPherson and Rowe, 1969).
+    """
+    import numpy as np
+
+    h = c * math.sqrt(looks)
+    x = np.linspace(-h, h, grid)
+    dx = x[1] - x[0]
+    w = np.full(grid, dx)
+    w[0] = w[-1] = dx / 2  # trapezoid weights
+    phi = lambda u: np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)  # noqa: E731
+    f = phi(x)
+    kernel = phi(x[:, None] - x[None, :])
+    for _ in range(looks - 1):
+        f = kernel @ (f * w)
+    return float(np.sum(f * w))
+
+
+def obf_constant(looks: int, alpha: float = ALPHA) -> float:
+    """The O'Brien-Fleming constant C: at look k of ``looks`` the bound on |z| is C * sqrt(looks / k).
+
+    With these symmetric bounds, the probability of ever crossing the upper one when the true
+    mean is 0 is ``alpha`` (one-sided). For ``alpha`` 0.025 the published constants are used
+    (Jennison and Turnbull 2000, Table 2.3); any other ``alpha`` (a run spending its error rate
+    over several tests) is solved for numerically.
+    """
+    if not isinstance(looks, int) or looks < 1:
+        raise ValueError(f"looks must be a positive integer, got {looks!r}")
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), got {alpha!r}")
+    if alpha == ALPHA and looks in OBF_CONSTANTS:
+        return OBF_CONSTANTS[looks]
+    return _solve_obf(looks, alpha)
+
+
+@functools.lru_cache(maxsize=64)
+def _solve_obf(looks: int, alpha: float) -> float:
+    lo, hi = 0.5, 8.0
+    for _ in range(60):  # bisection on P(stop early or at the end by crossing) = 2 * alpha
+        mid = (lo + hi) / 2
+        if 1 - _continue_probability(mid, looks) > 2 * alpha:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def obf_bound(look: int, looks: int, alpha: float = ALPHA) -> float:
+    """O'Brien-Fleming critical z at ``look`` of ``looks`` (one-sided error ``alpha`` overall)."""
+    if not 1 <= look <= looks:
+        raise ValueError(f"look must be between 1 and {looks}, got {look}")
+    return obf_constant(looks, alpha) * math.sqrt(looks / look)
+
+
+def sequential_decision(d: Sequence[float], look: int, looks: int, alpha: float = ALPHA) -> SequentialDecision:
     """Group-sequential test of mean(d) > 0 at look ``look`` of ``looks`` equally spaced looks.
 
     Promote when z >= bound; stop and reject when z <= -bound (clearly worse); at the last
@@ -118,7 +174,8 @@ def sequential_decision(d: Sequence[float], look: int, looks: int) -> Sequential
     approximation), the same as a single 95% interval on all the deals; the early looks need
     a much stronger result (|z| >= 4.05, 2.86, 2.34 for four looks), so stopping early costs
     almost no power. The last bound (2.024 for four looks) is a little above 1.96, so a
-    promotion always implies a lower 95% bound above 0.
+    promotion always implies a lower 95% bound above 0. A smaller ``alpha`` (a training run
+    that spends 2.5% over all its tests) raises every bound.
     """
     m, sd = mean_sd(d)
     n = len(d)
@@ -127,7 +184,7 @@ def sequential_decision(d: Sequence[float], look: int, looks: int) -> Sequential
         z = math.inf if m > 0 else (-math.inf if m < 0 else 0.0)
     else:
         z = m / se
-    bound = obf_bound(look, looks)
+    bound = obf_bound(look, looks, alpha)
     if z >= bound:
         decision = "promote"
     elif z <= -bound or look == looks:
