@@ -161,7 +161,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        return {"observation": encode(self.hand, seat, match_context(self.match)), "action_mask": action_mask(self.hand, seat)}
+        return {
+            "observation": encode(self.hand, seat, match_context(self.match)),
+            "action_mask": action_mask(self.hand, seat),
+        }
 
     def state_view(self) -> HandState:
         """The engine state (perfect information; for tools and search, not for agents)."""

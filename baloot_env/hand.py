@@ -68,11 +68,24 @@ class HandState:
     )  # fmt: skip
 
     def __init__(self, deal: Deal, rules: RuleConfig | None = None, match_score: tuple[int, int] = (0, 0)):
-        """Start the hand of ``deal`` (a validated Deal, R2.4) at its first bid (R3.1)."""
+        """Start the hand of ``deal`` (a validated Deal, R2.4) at its first bid (R3.1).
+
+        Raises:
+            TypeError: ``deal`` is not a ``Deal`` (a dict goes through ``parse_deal`` first),
+                ``rules`` not a ``RuleConfig``, or ``match_score`` not two ints.
+            BalootError: a negative match score.
+        """
+        if not isinstance(deal, Deal):
+            raise TypeError(
+                f"deal must be a Deal, got {type(deal).__name__}; build one from an R2.4 dict with "
+                "baloot_env.parse_deal (it says what is wrong with a malformed one)"
+            )
+        if rules is not None and not isinstance(rules, RuleConfig):
+            raise TypeError(f"rules must be a RuleConfig or None, got {type(rules).__name__}")
         self.rules = rules or RuleConfig()
         self.deal = deal
         self.dealer = deal.dealer
-        self.match_score = (int(match_score[0]), int(match_score[1]))
+        self.match_score = _match_score(match_score)
         self.phase = BIDDING
         self.to_act = (deal.dealer + 1) % NUM_SEATS  # R3.1
         self.hands = [mask_of(h) for h in deal.hands]
@@ -425,17 +438,13 @@ class HandState:
             "no_trumps": self.no_trumps[:],
             "history": self.history[:],
             "result": self.result.to_info() if self.result else None,
+            "match_score": list(self.match_score),
         }
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, HandState):
             return NotImplemented
-        return (
-            self.rules == other.rules
-            and self.deal == other.deal
-            and self.match_score == other.match_score
-            and self.snapshot() == other.snapshot()
-        )
+        return self.rules == other.rules and self.deal == other.deal and self.snapshot() == other.snapshot()
 
     __hash__ = None  # mutable
 
@@ -456,36 +465,118 @@ class HandState:
 
     @classmethod
     def from_json(cls, data: dict) -> HandState:
-        """Restore a state saved by ``to_json``; raises StateError when it is not consistent."""
+        """Restore a state saved by ``to_json``.
+
+        Every field is checked before use and the history is replayed by the rules; the saved
+        snapshot must then equal the replay's, value and JSON type (1, 1.0 and true differ), and
+        the match score must be one a match can have before a hand (R8,
+        ``rules.match_score_problem``). Since the snapshot holds the match score, an edit of it
+        in one place is caught as well.
+
+        Raises:
+            StateError: anything malformed, missing, unknown or inconsistent; the message names
+                the field. Never another exception type.
+        """
         from baloot_env.deal import parse_deal
         from baloot_env.errors import BalootError, StateError
+        from baloot_env.rules import match_score_problem
 
-        if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-            got = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise StateError(f"not a saved hand state of format {STATE_FORMAT} (got {got!r})")
+        if not isinstance(data, dict):
+            raise StateError(
+                f"a saved hand state must be a dict with the fields {list(SAVED_FIELDS)}, got {type(data).__name__}"
+            )
+        fmt = data.get("format")
+        if not (isinstance(fmt, str) and fmt == STATE_FORMAT):
+            raise StateError(f"saved hand state field 'format' must be {STATE_FORMAT!r}, got {fmt!r}")
+        missing = [k for k in SAVED_FIELDS if k not in data]
+        if missing:
+            raise StateError(f"saved hand state is missing the fields {missing}")
+        unknown = sorted((k for k in data if k not in SAVED_FIELDS), key=repr)
+        if unknown:
+            raise StateError(f"saved hand state has unknown fields {unknown}; known: {list(SAVED_FIELDS)}")
+
+        def bad(field: str, what: object) -> StateError:
+            return StateError(f"saved hand state field {field!r}: {what}")
+
         try:
-            state = cls.replay(
-                parse_deal(data["deal"]), data["history"], RuleConfig.from_dict(data["rules"]),
-                tuple(data["match_score"]),
-            )  # fmt: skip
-        except (KeyError, TypeError) as e:
-            raise StateError(f"saved hand state is missing or has a malformed field: {e}") from None
+            rules = RuleConfig.from_dict(data["rules"])
+        except (TypeError, ValueError) as e:
+            raise bad("rules", e) from None
+        try:
+            deal = parse_deal(data["deal"])
+        except (TypeError, ValueError) as e:
+            raise bad("deal", e) from None
+        score = data["match_score"]
+        if not (isinstance(score, list) and len(score) == 2 and all(type(x) is int for x in score)):
+            raise bad("match_score", f"must be a list of two ints [team 0, team 1], got {score!r}")
+        problem = match_score_problem((score[0], score[1]), rules)
+        if problem:
+            raise bad("match_score", problem)
+        history = data["history"]
+        if not (isinstance(history, list) and all(type(a) is int for a in history)):
+            raise bad("history", f"must be a list of action ids (ints, R9), got {history!r:.80}")
+        try:
+            state = cls.replay(deal, history, rules, (score[0], score[1]))
         except BalootError as e:
-            raise StateError(f"saved hand state does not replay: {e}") from None
-        if "snapshot" in data and data["snapshot"] != state.snapshot():
-            diff = sorted(k for k, v in state.snapshot().items() if data["snapshot"].get(k) != v)
-            raise StateError(f"saved hand state disagrees with its own replay in {diff}")
+            raise bad("history", f"does not replay: {e}") from None
+        saved = data["snapshot"]
+        if not isinstance(saved, dict):
+            raise bad("snapshot", f"must be a dict, got {type(saved).__name__}")
+        want = state.snapshot()
+        diff = sorted(
+            (k for k in want.keys() | saved.keys() if not (k in want and k in saved and _same(want[k], saved[k]))),
+            key=repr,
+        )
+        if diff:
+            raise bad("snapshot", f"disagrees with the replay of the history in {diff}")
         return state
 
     @classmethod
     def replay(
         cls, deal: Deal, history: list[int], rules: RuleConfig | None = None, match_score: tuple[int, int] = (0, 0)
     ) -> HandState:
-        """Rebuild a state by replaying ``history`` on ``deal``; illegal steps raise."""
+        """Rebuild a state by replaying ``history`` on ``deal``; illegal steps raise.
+
+        Raises:
+            TypeError: as ``HandState()``, or ``history`` is not a list or tuple of actions.
+            IllegalActionError: a step of the history is not legal where it comes.
+        """
+        if not isinstance(history, (list, tuple)):
+            raise TypeError(f"history must be a list of action ids (R9), got {type(history).__name__}")
         state = cls(deal, rules, match_score)
         for a in history:
             state.apply(a)
         return state
 
 
+def _match_score(score: object) -> tuple[int, int]:
+    """``score`` as two non-negative ints (numpy ints welcome; bools, floats and strings not)."""
+    from baloot_env.errors import BalootError
+
+    pair = None
+    if isinstance(score, (list, tuple)) and len(score) == 2:
+        if not any(isinstance(x, bool) or type(x).__name__ == "bool_" for x in score):
+            try:
+                pair = (operator.index(score[0]), operator.index(score[1]))
+            except TypeError:
+                pass
+    if pair is None:
+        raise TypeError(f"match_score must be two ints (team 0, team 1), got {score!r}")
+    if min(pair) < 0:
+        raise BalootError(f"match_score is never negative (R8), got {list(pair)}")
+    return pair
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as JSON data, types included: ``1 == 1.0 == True`` in Python, not here."""
+    if type(a) is not type(b) and not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
+
+
 STATE_FORMAT = "baloot-hand-1"
+SAVED_FIELDS = ("format", "rules", "deal", "match_score", "history", "snapshot")

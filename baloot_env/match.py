@@ -30,6 +30,10 @@ class MatchState:
     """
 
     def __init__(self, rules: RuleConfig | None = None):
+        if rules is not None and not isinstance(rules, RuleConfig):
+            raise TypeError(
+                f"rules must be a RuleConfig or None, got {type(rules).__name__} (RuleConfig.from_dict reads a dict)"
+            )
         self.rules = rules or RuleConfig()
         self.score = [0, 0]
         self.deals_played = 0  # thrown-in deals count (R8.4)

@@ -12,6 +12,10 @@ from baloot_env.errors import RuleConfigError
 
 TARGET_SCORE = 152  # R8.1
 MAX_DEALS = 99  # R8.4
+# One team's most in one hand (R7): a Sun kaboot, 44 (R7.6), with 100 of projects (16 cards as
+# four A, 40, and three other fours, 20 each, R6.1), doubled once (V1, R7.7). Hokum tops out
+# lower: (25 + 40 of projects + 2 baloot) x 4 = 268. A gahwa ends the match (R8.3).
+MAX_HAND_SCORE = 288
 MATCH_MODES = ("target", "hands")
 HANDS_CHOICES = (5, 9, 11)  # R8.2
 TIE_RULES = ("rounding", "last_digit")  # V5
@@ -59,7 +63,8 @@ class RuleConfig:
         ):
             if getattr(self, name) not in allowed:
                 raise RuleConfigError(f"RuleConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}")
-        if isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:
+        # A real int: 5.0 == 5 and True == 1, but neither is a number of hands (nor JSON's int).
+        if not isinstance(self.hands, int) or isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:
             raise RuleConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {self.hands!r}")
 
     def next_dealer(self, dealer: int) -> int:
@@ -76,7 +81,48 @@ class RuleConfig:
         if not isinstance(data, dict):
             raise RuleConfigError(f"rules must be a mapping, got {type(data).__name__}")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=repr)  # repr: keys of mixed types still sort
         if unknown:
             raise RuleConfigError(f"unknown RuleConfig keys {unknown}; known keys are {sorted(known)}")
         return cls(**data)
+
+
+def match_score_problem(score: tuple[int, int], rules: RuleConfig) -> str | None:
+    """Why ``score`` cannot be a match's score before a hand under ``rules`` (R8), or None.
+
+    The bounds follow from when a match ends, so a hand-edited score is caught:
+
+    - never negative (hands add non-negative scores, R7);
+    - level scores: at most ``(MAX_DEALS - 1) * MAX_HAND_SCORE`` each, 98 hands before the last
+      deal (R8.4), whatever the mode (level scores go on in both, R8.1, R8.2);
+    - target mode, scores differing: no team has reached 152 (V6: passed 152), else the
+      match would be over (R8.1);
+    - hands mode, scores differing: fewer than ``rules.hands`` hands were scored (else the match
+      would be over, R8.2), so each team has at most ``(hands - 1) * MAX_HAND_SCORE``.
+
+    Args:
+        score: two ints, team 0 then team 1 (the caller checks the types).
+        rules: the match's rules (``match``, ``hands``, ``win_above``).
+    """
+    shown = list(score)
+    if min(score) < 0:
+        return f"a match score is never negative (R7, R8), got {shown}"
+    top = max(score)
+    if score[0] == score[1]:
+        limit = (MAX_DEALS - 1) * MAX_HAND_SCORE
+        if top > limit:
+            return f"{shown} is more than {MAX_DEALS - 1} deals can score ({limit} at most, R8.4)"
+        return None
+    if rules.match == "target":
+        over = top > TARGET_SCORE if rules.win_above else top >= TARGET_SCORE
+        if over:
+            what = "passed" if rules.win_above else "reached"
+            return f"{shown}: a team has {what} {TARGET_SCORE} with the scores differing, so the match is over (R8.1)"
+        return None
+    limit = (rules.hands - 1) * MAX_HAND_SCORE
+    if top > limit:
+        return (
+            f"{shown}: differing scores in a {rules.hands}-hand match mean at most {rules.hands - 1} scored hands "
+            f"(R8.2), so at most {limit} a team"
+        )
+    return None

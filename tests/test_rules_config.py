@@ -36,6 +36,10 @@ def test_rule_config_is_frozen():
         ({"hands": 7}, "hands"),
         ({"hands": True}, "hands"),
         ({"hands": "5"}, "hands"),
+        ({"hands": 5.0}, "hands"),  # 5.0 == 5, but a number of hands is an int
+        ({"hands": 9.0}, "hands"),
+        ({"hands": None}, "hands"),
+        ({"hands": [5]}, "hands"),
         ({"tie_rule": "coin"}, "tie_rule"),
         ({"four_aces_hokum": "fifty"}, "four_aces_hokum"),
         ({"deal_rotation": "clockwise"}, "deal_rotation"),
@@ -73,3 +77,12 @@ def test_dealer_rotation_right_v9():
     """V9 "right": the deal passes to the dealer's right, (dealer + 1) % 4."""
     r = RuleConfig(deal_rotation="right")
     assert [r.next_dealer(d) for d in range(4)] == [1, 2, 3, 0]
+
+
+def test_from_dict_refuses_a_float_number_of_hands_and_mixed_unknown_keys():
+    """Saved rules come from JSON and YAML: an int field given as a float is refused there too,
+    and unknown keys of any type are reported (not a TypeError from sorting them)."""
+    with pytest.raises(RuleConfigError, match="hands"):
+        RuleConfig.from_dict({"match": "hands", "hands": 11.0})
+    with pytest.raises(RuleConfigError, match="unknown RuleConfig keys"):
+        RuleConfig.from_dict({1: True, "x": False})  # type: ignore[dict-item]
