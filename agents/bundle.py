@@ -11,7 +11,10 @@ A bundle is what other programs load: a game server, an analysis notebook, the O
 - ``weights_sha256``, the SHA-256 of ``weights.pt``, and ``manifest_sha256``, the SHA-256 of
   the manifest's own canonical JSON without that key (so a flipped byte anywhere is caught);
 - ``evaluations``: the latest duplicate results, each with ``opponent``, ``deal_set``,
-  ``checksum`` (of the deal set), ``deals``, ``mean``, ``ci95`` and ``date``.
+  ``checksum`` (of the deal set), ``deals``, ``mean``, ``ci95`` and ``date``. They are shown
+  in the load line, so each is checked: a dict with a str ``opponent``, a number ``mean``, a
+  ``ci95`` of two numbers and an int ``deals`` >= 0; ``deal_set``, ``checksum``, ``date`` and
+  ``label`` are str and ``sd`` a number where present; other keys are free.
 
 ``load_policy`` verifies everything (files present, manifest intact, versions, weights
 checksum, architecture against the tensors) *before* it builds the network, refuses with a
@@ -45,11 +48,24 @@ BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
 MANIFEST = "manifest.json"
 REQUIRED_KEYS = ("name", "obs_version", "obs_size", "action_version", "env", "net", "weights_sha256")
+_NUMBER = (int, float)
+# Evaluation fields: (name, types, required). Bools are never numbers here (True == 1 in Python).
+EVALUATION_FIELDS = (
+    ("opponent", (str,), True),
+    ("mean", _NUMBER, True),
+    ("ci95", (list, tuple), True),
+    ("deals", (int,), True),
+    ("sd", _NUMBER, False),
+    ("deal_set", (str,), False),
+    ("checksum", (str,), False),
+    ("date", (str,), False),
+    ("label", (str,), False),
+)
 log = logging.getLogger("baloot.bundle")
 
 __all__ = [
-    "BUNDLE_FORMAT", "BundleError", "MANIFEST", "PolicyAgent", "WEIGHTS", "describe_evaluations", "load_net",
-    "load_policy", "read_manifest", "save_bundle", "update_evaluations",
+    "BUNDLE_FORMAT", "BundleError", "MANIFEST", "PolicyAgent", "WEIGHTS", "describe_evaluations",
+    "evaluations_problem", "load_net", "load_policy", "read_manifest", "save_bundle", "update_evaluations",
 ]  # fmt: skip
 
 
@@ -65,6 +81,35 @@ def manifest_digest(manifest: dict[str, Any]) -> str:
     """SHA-256 of the manifest's canonical JSON (sorted keys, no spaces), ``manifest_sha256`` left out."""
     body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
     return _sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
+
+
+def evaluations_problem(evaluations: object) -> str | None:
+    """What is wrong with a manifest's ``evaluations`` (see the module docstring), or None."""
+    if not isinstance(evaluations, list):
+        return f"evaluations must be a list of results, got {type(evaluations).__name__}"
+    for i, ev in enumerate(evaluations):
+        if not isinstance(ev, dict):
+            return f"evaluations[{i}] must be a dict, got {type(ev).__name__}"
+        for key, types, required in EVALUATION_FIELDS:
+            if key not in ev:
+                if required:
+                    return f"evaluations[{i}] lacks {key!r}"
+                continue
+            v = ev[key]
+            if isinstance(v, bool) or not isinstance(v, types):
+                return f"evaluations[{i}][{key!r}] must be {' or '.join(t.__name__ for t in types)}, got {v!r:.60}"
+        ci = ev["ci95"]
+        if len(ci) != 2 or any(isinstance(x, bool) or not isinstance(x, _NUMBER) for x in ci):
+            return f"evaluations[{i}]['ci95'] must be [low, high], two numbers; got {ci!r:.60}"
+        if ev["deals"] < 0:
+            return f"evaluations[{i}]['deals'] must be >= 0, got {ev['deals']}"
+    return None
+
+
+def _check_evaluations(evaluations: object, where: str) -> None:
+    problem = evaluations_problem(evaluations)
+    if problem:
+        raise BundleError(f"{where}: {problem}")
 
 
 def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
@@ -97,7 +142,11 @@ def save_bundle(
 
     Returns:
         The folder.
+
+    Raises:
+        BundleError: malformed ``evaluations``; nothing is written.
     """
+    _check_evaluations(evaluations or [], f"policy bundle {path}")
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
@@ -128,8 +177,13 @@ def save_bundle(
 
 
 def update_evaluations(path: str | Path, evaluations: list[dict]) -> dict[str, Any]:
-    """Replace a verified bundle's ``evaluations`` (the manifest checksum is renewed); returns the manifest."""
+    """Replace a verified bundle's ``evaluations`` (the manifest checksum is renewed); returns the manifest.
+
+    Raises:
+        BundleError: the bundle fails a check, or ``evaluations`` is malformed; nothing is written.
+    """
     folder = Path(path)
+    _check_evaluations(evaluations, f"policy bundle {folder}")
     _, manifest = load_net(folder)
     manifest["evaluations"] = list(evaluations)
     _write_manifest(folder, manifest)
@@ -157,7 +211,12 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
         raise BundleError(f"policy bundle {folder}: {MANIFEST} is corrupt (not readable JSON: {e})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
         raise BundleError(f"policy bundle {folder}: {MANIFEST} is not a {BUNDLE_FORMAT} manifest")
-    if "manifest_sha256" in manifest and manifest["manifest_sha256"] != manifest_digest(manifest):
+    if "manifest_sha256" not in manifest:  # without it an edited manifest would pass unnoticed
+        raise BundleError(
+            f"policy bundle {folder}: {MANIFEST} has no manifest_sha256, so its integrity cannot be checked; "
+            "the key was deleted or the bundle predates it (re-save it with agents.bundle.save_bundle)"
+        )
+    if manifest["manifest_sha256"] != manifest_digest(manifest):
         raise BundleError(
             f"policy bundle {folder}: {MANIFEST} does not match its manifest_sha256; the manifest is corrupt "
             "or was edited by hand (use agents.bundle.update_evaluations to change evaluations)"
@@ -165,6 +224,11 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     missing = [k for k in REQUIRED_KEYS if k not in manifest]
     if missing:
         raise BundleError(f"policy bundle {folder}: {MANIFEST} lacks the keys {missing}")
+    for key in ("name", "weights_sha256"):
+        if not isinstance(manifest[key], str):
+            raise BundleError(f"policy bundle {folder}: {MANIFEST} {key} must be a string, got {manifest[key]!r:.60}")
+    if "evaluations" in manifest:
+        _check_evaluations(manifest["evaluations"], f"policy bundle {folder}: {MANIFEST}")
     checks = (
         ("obs_version", OBS_VERSION, "OBS_VERSION"),
         ("obs_size", OBS_SIZE, "OBS_SIZE"),
@@ -257,10 +321,13 @@ def load_net(path: str | Path) -> tuple[BalootNet, dict[str, Any]]:
 
 def describe_evaluations(manifest: dict[str, Any]) -> str:
     """One phrase for the latest evaluation against each opponent, e.g. ``vs heuristic +2.10 [+1.60, +2.60] ...``."""
+    evaluations = manifest.get("evaluations", [])
+    problem = evaluations_problem(evaluations)
+    if problem:  # read_manifest refuses these; a dict from elsewhere gets the same check
+        raise BundleError(problem)
     latest: dict[str, dict] = {}
-    for ev in manifest.get("evaluations") or []:
-        if isinstance(ev, dict) and "mean" in ev and "ci95" in ev:
-            latest[str(ev.get("opponent"))] = ev  # later entries replace earlier ones
+    for ev in evaluations:
+        latest[ev["opponent"]] = ev  # later entries replace earlier ones
     if not latest:
         return "not evaluated"
     parts = []

@@ -17,6 +17,7 @@ from agents.bundle import (
     MANIFEST,
     WEIGHTS,
     BundleError,
+    _write_manifest,
     load_net,
     load_policy,
     read_manifest,
@@ -48,11 +49,10 @@ def positions():
 
 
 def edit_manifest(folder: Path, **changes) -> None:
-    """Change manifest values and drop the manifest checksum, as in a bundle written before it existed."""
+    """Change manifest values and renew the manifest checksum, as a forger who knows the scheme would."""
     m = json.loads((folder / MANIFEST).read_text())
     m.update(changes)
-    del m["manifest_sha256"]
-    (folder / MANIFEST).write_text(json.dumps(m))
+    _write_manifest(folder, m)
 
 
 def test_round_trip_keeps_weights_and_manifest_fields(tmp_path):
@@ -109,8 +109,6 @@ def test_wrong_versions_are_refused_naming_them(tmp_path, key, value, message):
 
 
 def test_wrong_version_with_a_renewed_manifest_checksum_is_still_refused(tmp_path):
-    from agents.bundle import _write_manifest
-
     folder = make_bundle(tmp_path / "b")
     m = json.loads((folder / MANIFEST).read_text())
     m["obs_version"] = 0
@@ -133,8 +131,6 @@ def test_architecture_mismatch_is_refused_before_loading(tmp_path):
     folder = make_bundle(tmp_path / "b")
     m = json.loads((folder / MANIFEST).read_text())
     m["net"]["trunk"] = [32]
-    from agents.bundle import _write_manifest
-
     _write_manifest(folder, m)
     with pytest.raises(
         BundleError, match=r"do not fit the manifest's architecture.*trunk.0.weight has shape \[16, 697\]"
@@ -230,3 +226,86 @@ def test_policy_plays_whole_hands_through_the_agent_interface_via_make_agent(tmp
     (folder / WEIGHTS).write_bytes(b"not weights")
     with pytest.raises(AgentSpecError, match="corrupt or was replaced"):
         make_agent(str(folder))
+
+
+# ---------------------------------------------------------------- issue 10: forged or malformed manifests
+def test_a_manifest_without_its_checksum_is_refused(tmp_path, caplog):
+    """Deleting manifest_sha256 used to switch the integrity check off, so an edited manifest
+    could show forged evaluation figures in the load line."""
+    folder = make_bundle(tmp_path / "b")
+    m = json.loads((folder / MANIFEST).read_text())
+    m["evaluations"][0]["mean"] = 9.99
+    del m["manifest_sha256"]
+    (folder / MANIFEST).write_text(json.dumps(m))
+    caplog.set_level(logging.DEBUG, logger="baloot.bundle")
+    with pytest.raises(BundleError, match="no manifest_sha256"):
+        load_policy(folder)
+    with pytest.raises(BundleError, match="no manifest_sha256"):
+        read_manifest(folder)
+    assert not [r for r in caplog.records if "9.99" in r.getMessage()]
+
+
+def _without(key: str) -> dict:
+    return {k: v for k, v in EVAL.items() if k != key}
+
+
+MALFORMED_EVALUATIONS = [
+    "vs heuristic +9.99", {"opponent": "heuristic"}, None, 5, [5], ["x"], [None], [[EVAL]], [EVAL, 7],
+    [_without("mean")], [EVAL | {"mean": "9.99"}], [EVAL | {"mean": True}], [EVAL | {"mean": None}],
+    [EVAL | {"mean": [1.0]}],
+    [_without("ci95")], [EVAL | {"ci95": [1.0]}], [EVAL | {"ci95": [0.5, 2.0, 3.0]}], [EVAL | {"ci95": "ab"}],
+    [EVAL | {"ci95": [0.5, "2"]}], [EVAL | {"ci95": {"lo": 0.5, "hi": 2.0}}], [EVAL | {"ci95": None}],
+    [EVAL | {"ci95": [False, 2.0]}],
+    [_without("deals")], [EVAL | {"deals": "64"}], [EVAL | {"deals": 64.0}], [EVAL | {"deals": -1}],
+    [EVAL | {"deals": True}],
+    [_without("opponent")], [EVAL | {"opponent": 5}], [EVAL | {"opponent": None}], [EVAL | {"opponent": ["h"]}],
+    [EVAL | {"deal_set": 5}], [EVAL | {"checksum": None}], [EVAL | {"date": 20260101}], [EVAL | {"label": 3}],
+    [EVAL | {"sd": "3"}],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("evaluations", MALFORMED_EVALUATIONS, ids=[str(i) for i in range(len(MALFORMED_EVALUATIONS))])
+def test_malformed_evaluations_are_refused_with_a_bundle_error(tmp_path, evaluations):
+    """Evaluations are shown in the load line: each must be a dict with a str opponent, a
+    number mean, a [low, high] ci95 of numbers and an int deals >= 0; optional fields typed."""
+    folder = make_bundle(tmp_path / "b")
+    edit_manifest(folder, evaluations=evaluations)  # a valid checksum: only the content is wrong
+    with pytest.raises(BundleError, match="evaluations"):  # never a TypeError, KeyError or IndexError
+        load_policy(folder)
+    with pytest.raises(BundleError, match="evaluations"):
+        read_manifest(folder)
+
+
+NEVER_WRITTEN = [e for e in MALFORMED_EVALUATIONS[:14] if e is not None]  # None: save_bundle's "no evaluations"
+
+
+@pytest.mark.parametrize("evaluations", NEVER_WRITTEN, ids=[str(i) for i in range(len(NEVER_WRITTEN))])
+def test_malformed_evaluations_are_never_written(tmp_path, evaluations):
+    folder = make_bundle(tmp_path / "b")
+    before = (folder / MANIFEST).read_bytes()
+    with pytest.raises(BundleError, match="evaluations"):
+        update_evaluations(folder, evaluations)
+    assert (folder / MANIFEST).read_bytes() == before
+    with pytest.raises(BundleError, match="evaluations"):
+        make_bundle(tmp_path / "c", evaluations=evaluations)
+
+
+def test_well_formed_evaluations_of_every_writer_load(tmp_path):
+    """What the trainer, the distiller and eval write: extra keys, a label, no sd, an infinite
+    interval (one deal), an empty list or no evaluations at all."""
+    extra = EVAL | {"label": "teacher", "share_won": 0.5, "matches": {"played": 3}, "step": 100}
+    one_deal = _without("sd") | {"deals": 1, "ci95": [float("-inf"), float("inf")]}
+    for evaluations in ([extra, one_deal], []):
+        folder = make_bundle(tmp_path / f"b{len(evaluations)}", evaluations=evaluations)
+        assert load_policy(folder).manifest["evaluations"] == evaluations
+    m = json.loads((folder / MANIFEST).read_text())
+    del m["evaluations"]
+    _write_manifest(folder, m)
+    assert "evaluations" not in load_policy(folder).manifest
+
+
+def test_the_shipped_champion_loads(caplog):
+    caplog.set_level(logging.INFO, logger="baloot.bundle")
+    p = load_policy(REPO / "policies" / "champion")
+    assert p.manifest["manifest_sha256"] and p.name.startswith("strong")
+    assert any("vs heuristic" in r.getMessage() for r in caplog.records)
