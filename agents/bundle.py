@@ -340,21 +340,33 @@ def describe_evaluations(manifest: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True) -> PolicyAgent:
+def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, threads: int | None = 1) -> PolicyAgent:
     """Verify and load a policy bundle, then log one line: name, checksum, evaluation.
 
     Args:
         path: the bundle folder.
         seed: seeds the sampling generator (``deterministic=False``).
         deterministic: greedy (the most probable legal action) or sampled from the policy.
+        threads: once the bundle is verified, ``torch.set_num_threads(threads)`` for this
+            process; None leaves torch's setting alone (a trainer that chose its own count).
+            One by default because a policy decides on small batches, where extra threads only
+            add synchronisation: on the project's 2-core machine, evaluating a bundle with
+            torch's default thread count was 2.5-10x slower, with identical results (issue 10);
+            and evaluation workers running side by side would fight each other for the cores.
 
     Returns:
         A ``PolicyAgent`` (``act(view)``, ``act(observation, mask)``, ``act_arrays(obs, masks)``).
 
     Raises:
-        BundleError: the bundle failed a check; nothing was loaded or logged.
+        BundleError: the bundle failed a check; nothing was loaded or logged, and torch's
+            thread count is unchanged.
+        ValueError: ``threads`` is not None or an int >= 1 (checked first).
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be None or an int >= 1, got {threads!r}")
     net, manifest = load_net(path)
+    if threads is not None:
+        torch.set_num_threads(threads)
     log.info(
         "loaded policy %s from %s: weights sha256 %s, %d parameters, eval: %s",
         manifest["name"], path, manifest["weights_sha256"], sum(p.numel() for p in net.parameters()),

@@ -309,3 +309,49 @@ def test_the_shipped_champion_loads(caplog):
     p = load_policy(REPO / "policies" / "champion")
     assert p.manifest["manifest_sha256"] and p.name.startswith("strong")
     assert any("vs heuristic" in r.getMessage() for r in caplog.records)
+
+
+# ---------------------------------------------------------------- issue 10: one torch thread by default
+@pytest.fixture
+def torch_threads():
+    """Restore torch's thread count after the test, whatever it did."""
+    previous = torch.get_num_threads()
+    yield previous
+    torch.set_num_threads(previous)
+
+
+def test_load_policy_uses_one_torch_thread_by_default(tmp_path, torch_threads):
+    folder = make_bundle(tmp_path / "b")
+    torch.set_num_threads(2)
+    load_policy(folder)
+    assert torch.get_num_threads() == 1
+    torch.set_num_threads(2)
+    load_policy(folder, threads=1)
+    assert torch.get_num_threads() == 1
+
+
+def test_load_policy_threads_none_leaves_torch_alone(tmp_path, torch_threads):
+    folder = make_bundle(tmp_path / "b")
+    torch.set_num_threads(2)
+    load_policy(folder, threads=None)
+    assert torch.get_num_threads() == 2
+    load_policy(folder, threads=3)
+    assert torch.get_num_threads() == 3
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.0, True, "1"])
+def test_load_policy_refuses_a_bad_thread_count_before_changing_anything(tmp_path, torch_threads, threads):
+    folder = make_bundle(tmp_path / "b")
+    torch.set_num_threads(2)
+    with pytest.raises(ValueError, match="threads"):
+        load_policy(folder, threads=threads)
+    assert torch.get_num_threads() == 2
+
+
+def test_a_refused_bundle_leaves_torch_threads_alone(tmp_path, torch_threads):
+    folder = make_bundle(tmp_path / "b")
+    (folder / WEIGHTS).write_bytes(b"not weights")
+    torch.set_num_threads(2)
+    with pytest.raises(BundleError):
+        load_policy(folder)
+    assert torch.get_num_threads() == 2
