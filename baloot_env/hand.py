@@ -578,5 +578,6 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-STATE_FORMAT = "baloot-hand-1"
+# 2: the snapshot holds the match score and is required (1 had neither); 1 is refused by name.
+STATE_FORMAT = "baloot-hand-2"
 SAVED_FIELDS = ("format", "rules", "deal", "match_score", "history", "snapshot")

@@ -71,7 +71,7 @@ def dup_card_deal() -> dict:
 
 CASES = [
     # (path, malformed value, word the message must contain)
-    *[(("format",), v, "format") for v in (MISSING, None, "baloot-hand-0", 1, ["baloot-hand-1"])],
+    *[(("format",), v, "format") for v in (MISSING, None, "baloot-hand-1", 1, [SAVED["format"]])],
     *[(("rules",), v, "rules") for v in (MISSING, None, [], "default", 5, {"hands": 5.0}, {"hands": "5"},
                                          {"projects": 1}, {"sun_doubel": True}, {"match": ["target"]})],
     *[(("deal",), v, "deal") for v in (MISSING, None, [], "deal", 7, {}, deal_with(dealer=5), deal_with(dealer="0"),
