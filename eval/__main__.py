@@ -6,36 +6,125 @@ Examples::
     python -m eval promote --candidate runs/cand.json --champion runs/champion.json --workers 2
     python -m eval league --agents random heuristic runs/cand.json --deal-set small
     python -m eval export --policy policies/champion --out champion.onnx --time 2000
+
+Every input (agents, deal set and count, workers, threads, output paths) is checked before any
+deal is played; a bad one ends the command with exit code 2 and one line ``error: ...`` on
+stderr. The helpers here (``OneLineParser``, ``InputError``, ``check_output_path``) serve the
+training commands too.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from agents.registry import AgentSpecError, known_agents
-from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSetError, load_named
+from agents.registry import AgentSpecError, known_agents, resolve_spec
+from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
 from eval.league import format_league, league
-from eval.promote import PromotionConfig, PromotionError, promote
+from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize, write_json_atomic
-from eval.runner import run_duplicate
+from eval.runner import DEFAULT_TORCH_THREADS, run_duplicate
+
+if __name__ == "__main__":  # `python -m eval`: let `import eval.__main__` (eval.export's CLI) find this module
+    sys.modules.setdefault("eval.__main__", sys.modules[__name__])
 
 AGENT_HELP = f"an agent: {', '.join(known_agents())}, or a path to an agent file"
 SET_HELP = f"deal set: {', '.join(sorted(STANDARD_SETS))} or a path (default {DEFAULT_SET})"
 
 
+class InputError(ValueError):
+    """A command-line input that cannot work (a count out of range, an unwritable path)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one line, ``error: ...``, and exits with 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def one_line(e: BaseException) -> str:
+    """The exception's message on one line (a JSON or YAML error may span several)."""
+    return " ".join(str(e).split())
+
+
+def check_range(flag: str, value: int, low: int, high: int | None = None, note: str = "") -> None:
+    """``low <= value (<= high)``, else ``InputError`` naming the flag."""
+    if value < low or (high is not None and value > high):
+        want = f">= {low}" if high is None else f"between {low} and {high}"
+        raise InputError(f"{flag} must be {want}{note}, got {value}")
+
+
+def check_output_path(path: str | os.PathLike, flag: str) -> None:
+    """A file can be written at ``path`` (atomic writers create missing folders).
+
+    Refused: ``path`` is a folder, or the nearest existing folder above it is not a folder
+    (a file stands in the way) or is not writable.
+    """
+    p = Path(path)
+    if str(path).strip() == "" or p.is_dir():
+        raise InputError(f"{flag} {str(path)!r} is a folder, not a file path")
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):  # the file itself is replaced, so only the folder matters
+        raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
+
+
+def check_output_dir(path: str | os.PathLike, what: str) -> None:
+    """A folder can be created (or used) at ``path``: not a file, and the nearest existing folder
+    at or above it is writable (its parent too when it exists: an old run is moved aside)."""
+    p = Path(path).absolute()
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a file, not a folder")
+    at = p if p.exists() else p.parent
+    while not at.exists():
+        at = at.parent
+    if not at.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {at} is a file, not a folder")
+    for folder in {at, p.parent} if p.exists() else {at}:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"{what} {str(path)!r}: the folder {folder} is not writable")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deal-set", default=DEFAULT_SET, help=SET_HELP)
-    p.add_argument("--deals", type=int, default=None, help="play only the first N deals of the set")
-    p.add_argument("--seed", type=int, default=0, help="seed of every hand's agent randomness (default 0)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
+    p.add_argument("--deals", type=int, default=None, help="play only the first N deals of the set (1 to its size)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every hand's agent randomness (>= 0, default 0)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes, >= 1 (results do not depend on it)")
+    p.add_argument("--torch-threads", type=int, default=DEFAULT_TORCH_THREADS, metavar="N",
+                   help="torch threads per evaluating process (default 1: measured fastest with identical "
+                        "results, see benchmarks/eval_threads.py)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+def _check_common(args: argparse.Namespace) -> tuple[DealSet, DealSet]:
+    """Check the shared flags; returns (the full deal set, the deals to play)."""
+    check_range("--seed", args.seed, 0)
+    check_range("--workers", args.workers, 1)
+    check_range("--torch-threads", args.torch_threads, 1)
+    full = load_named(args.deal_set)
+    if args.deals is not None:
+        check_range("--deals", args.deals, 1, len(full), f" (the deals of {full.name})")
+    ds = full.head(args.deals) if args.deals is not None else full
+    return full, ds
+
+
+def _check_agents(specs: list[str], flag: str) -> None:
+    for spec in specs:
+        try:
+            resolve_spec(spec)
+        except AgentSpecError as e:
+            raise InputError(f"{flag} {spec}: {one_line(e)}") from None
+
+
 def run_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval", description="Seat-rotated duplicate evaluation of A vs B.")
+    p = OneLineParser(prog="python -m eval", description="Seat-rotated duplicate evaluation of A vs B.")
     p.add_argument("--a", required=True, help=AGENT_HELP)
     p.add_argument("--b", required=True, help=AGENT_HELP)
     _common(p)
@@ -43,17 +132,23 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--png", default=None, help="write the plot here (default: the --json path with .png)")
     p.add_argument("--no-matches", action="store_true", help="skip the matches to 152")
     args = p.parse_args(argv)
-    full = load_named(args.deal_set)
-    ds = full.head(args.deals) if args.deals else full
+    _check_agents([args.a], "--a")
+    _check_agents([args.b], "--b")
+    full, ds = _check_common(args)
+    png = args.png or (str(Path(args.json).with_suffix(".png")) if args.json else None)
+    if args.json:
+        check_output_path(args.json, "--json")
+    if png:
+        check_output_path(png, "--png")
     run = run_duplicate(
-        args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches, progress=not args.quiet
-    )
+        args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
+        progress=not args.quiet, torch_threads=args.torch_threads,
+    )  # fmt: skip
     report = summarize(run, args.a, args.b, ds, full, args.seed, run_rules())
     print(format_table(report))
     if args.json:
         write_json_atomic(args.json, report)
         print(f"\nreport: {args.json}")
-    png = args.png or (str(Path(args.json).with_suffix(".png")) if args.json else None)
     if png:
         print(f"plot: {png}" if plot(report, png) else "plot: skipped (matplotlib is not installed)")
     return 0
@@ -66,7 +161,9 @@ def run_rules() -> dict:
 
 
 def promote_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
+    import eval.runner
+
+    p = OneLineParser(
         prog="python -m eval promote",
         description="Promote the candidate if it beats the champion in duplicate (lower 95%% bound above 0).",
     )
@@ -74,14 +171,25 @@ def promote_main(argv: list[str]) -> int:
     p.add_argument("--champion", required=True, help="the champion pointer file, or the champion agent itself")
     p.add_argument("--pointer", default=None, help="where to write the pointer (default: see eval.promote)")
     p.add_argument("--history", default=None, help="JSON-lines history (default promotions.jsonl beside the pointer)")
-    p.add_argument("--looks", type=int, default=4, help="sequential looks (1 = fixed sample; default 4)")
+    p.add_argument(
+        "--looks", type=int, default=4, help="sequential looks, 1 to the deals (1 = fixed sample; default 4)"
+    )
     _common(p)
     args = p.parse_args(argv)
+    _, ds = _check_common(args)
+    check_range("--looks", args.looks, 1, len(ds), " (the deals played)")
     cfg = PromotionConfig(
         candidate=args.candidate, champion=args.champion, pointer=args.pointer, history=args.history,
         deal_set=args.deal_set, deals=args.deals, seed=args.seed, workers=args.workers, looks=args.looks,
         progress=not args.quiet,
     )  # fmt: skip
+    champion, pointer, history = resolve_champion(cfg)
+    _check_agents([args.candidate], "--candidate")
+    _check_agents([champion], "--champion")
+    check_output_path(pointer, "--pointer")
+    check_output_path(history, "--history")
+    # PromotionConfig has no thread setting: the runner's default serves this process.
+    eval.runner.DEFAULT_TORCH_THREADS = args.torch_threads
     entry = promote(cfg)
     lo, hi = entry["ci95"]
     verdict = "PROMOTED" if entry["promoted"] else "NOT PROMOTED (champion unchanged)"
@@ -95,14 +203,21 @@ def promote_main(argv: list[str]) -> int:
 
 
 def league_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m eval league", description="Round-robin duplicate with Elo ratings.")
-    p.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP)
+    p = OneLineParser(prog="python -m eval league", description="Round-robin duplicate with Elo ratings.")
+    p.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP + " (two or more, all different)")
     p.add_argument("--json", default=None, help="write the league report here")
     _common(p)
     args = p.parse_args(argv)
-    full = load_named(args.deal_set)
-    ds = full.head(args.deals) if args.deals else full
-    rep = league(args.agents, ds, full.checksum, seed=args.seed, workers=args.workers, progress=not args.quiet)
+    if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
+        raise InputError(f"--agents needs at least two different agents, got {args.agents}")
+    _check_agents(args.agents, "--agents")
+    full, ds = _check_common(args)
+    if args.json:
+        check_output_path(args.json, "--json")
+    rep = league(
+        args.agents, ds, full.checksum, seed=args.seed, workers=args.workers, progress=not args.quiet,
+        torch_threads=args.torch_threads,
+    )  # fmt: skip
     print(format_league(rep))
     if args.json:
         write_json_atomic(args.json, rep)
@@ -117,7 +232,7 @@ def export_main(argv: list[str]) -> int:
     try:
         return run_export(argv)
     except ExportError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {one_line(e)}", file=sys.stderr)
         return 1
 
 
@@ -129,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             return command(argv[1:])
         return run_main(argv)
     except (AgentSpecError, DealSetError, PromotionError, AgentError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
 
 

@@ -226,20 +226,43 @@ def verify_export(bundle: str | Path, onnx_path: str | Path, positions: int = 10
     return check_parity(onnx_path, net, pos.observations, pos.masks)
 
 
+def max_opset() -> int:
+    """The newest opset torch's TorchScript exporter writes (private constant; 20 if it moves)."""
+    try:
+        from torch.onnx import _constants
+
+        return int(_constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET)
+    except (ImportError, AttributeError):
+        return 20
+
+
 def export_main(argv: list[str]) -> int:
-    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``."""
+    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``.
+
+    Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
+    raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
+    """
     import argparse
 
-    p = argparse.ArgumentParser(
-        prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it)."
-    )
+    from agents.bundle import read_manifest
+    from eval.__main__ import OneLineParser, check_output_path, check_range
+
+    p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
     p.add_argument("--policy", required=True, help="the policy bundle folder")
     p.add_argument("--out", required=True, help="the .onnx file to write; the manifest goes beside it (.manifest.json)")
-    p.add_argument("--opset", type=int, default=MIN_OPSET, help=f"ONNX opset (>= {MIN_OPSET}, default {MIN_OPSET})")
+    p.add_argument(
+        "--opset", type=int, default=MIN_OPSET, help=f"ONNX opset ({MIN_OPSET} to {max_opset()}, default {MIN_OPSET})"
+    )
     p.add_argument("--check", type=int, default=1000, metavar="N",
                    help="compare onnxruntime with torch on N real positions (0: skip; default 1000)")  # fmt: skip
     p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
-    args = p.parse_args(argv)
+    args: argparse.Namespace = p.parse_args(argv)
+    check_range("--opset", args.opset, MIN_OPSET, max_opset())
+    check_range("--check", args.check, 0)
+    check_range("--time", args.time, 0)
+    read_manifest(args.policy)  # BundleError (a ValueError) for a missing or corrupt bundle
+    check_output_path(args.out, "--out")
+    check_output_path(manifest_path(args.out), "--out (its manifest)")
     meta = export_onnx(args.policy, args.out, args.opset)
     print(
         f"exported {meta['name']} ({meta['parameters']:,} parameters) to {args.out} (opset {args.opset}, sha256 {meta['onnx']['sha256'][:16]}...)"

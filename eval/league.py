@@ -9,17 +9,35 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.registry import resolve_spec
 from eval.deals import DealSet
 from eval.runner import run_duplicate
 from eval.stats import ci95, elo_ratings, mean_sd
 
 
 def league(
-    specs: list[str], deal_set: DealSet, full_checksum: str, *, seed: int = 0, workers: int = 1, progress: bool = False
+    specs: list[str],
+    deal_set: DealSet,
+    full_checksum: str,
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    torch_threads: int | None = None,
 ) -> dict[str, Any]:
-    """Round robin among ``specs`` on ``deal_set``; returns the league report dict."""
+    """Round robin among ``specs`` on ``deal_set``; returns the league report dict.
+
+    Every agent is resolved before the first pair plays, so a bad one costs no evaluation;
+    ``torch_threads`` is passed to ``runner.run_duplicate``.
+
+    Raises:
+        ValueError: fewer than two different agents.
+        AgentSpecError: an agent spec is unknown or its file missing or corrupt.
+    """
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a league needs at least two different agents, got {specs}")
+    for spec in specs:
+        resolve_spec(spec)
     k = len(specs)
     mean = [[0.0] * k for _ in range(k)]
     interval: list[list[list[float] | None]] = [[None] * k for _ in range(k)]
@@ -28,7 +46,14 @@ def league(
     for i in range(k):
         for j in range(i + 1, k):
             run = run_duplicate(
-                specs[i], specs[j], deal_set, seed=seed, workers=workers, matches=False, progress=progress
+                specs[i],
+                specs[j],
+                deal_set,
+                seed=seed,
+                workers=workers,
+                matches=False,
+                progress=progress,
+                torch_threads=torch_threads,
             )
             d = [r.d for r in run.records]
             m, _ = mean_sd(d)

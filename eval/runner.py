@@ -5,6 +5,11 @@ each deal) and the two match chains (one per seating, ``duplicate.play_match_cha
 hand is seeded from (seed, deal index, team), so the results do not depend on the number of
 workers or the order in which tasks finish. Workers are started with the ``spawn`` method,
 which is safe on every platform and with any threads in the parent.
+
+Threads: every evaluating process (each worker, and this process when it plays itself) runs
+torch on ``torch_threads`` threads, 1 by default: a policy bundle evaluates 2.5-10x faster than
+with torch's default (one thread per core, fighting the other workers for the cores), with
+identical results (``benchmarks/eval_threads.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord, play_deal, play_match_chain
 
 CHUNK = 16  # deals per task: small enough to balance two workers, big enough to amortise IPC
+DEFAULT_TORCH_THREADS = 1  # per evaluating process; what run_duplicate uses when not told
 
 _CTX: dict[str, Any] = {}  # per-process context set by _init (one evaluation per process)
 
@@ -35,6 +41,45 @@ def _init(spec_a: str, spec_b: str, deals: list[dict], seed: int, rules: dict) -
         seed=seed,
         rules=RuleConfig.from_dict(rules),
     )
+
+
+def _torch_threads() -> int | None:
+    """torch's thread count in this process; None when torch is not loaded."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else torch.get_num_threads()
+
+
+def _set_torch_threads(n: int) -> None:
+    """Run torch on ``n`` threads in this process, if it has loaded torch.
+
+    Only a process that has loaded torch (a policy bundle's agent) needs it; rule agents never
+    import torch, and importing it just to limit it would cost a second per worker.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+def _worker_init(torch_threads: int, *init_args: Any) -> None:
+    """Pool initializer: build the agents, limit torch's threads."""
+    _init(*init_args)
+    _set_torch_threads(torch_threads)
+
+
+def _run_pool(workers: int, init_args: tuple, torch_threads: int, tasks: list[tuple], bar: _Progress) -> dict:
+    """Run ``tasks`` over a spawned pool."""
+    ctx = mp.get_context("spawn")
+    results: dict[tuple, Any] = {}
+    with ctx.Pool(workers, initializer=_worker_init, initargs=(torch_threads, *init_args)) as pool:
+        for key, value in pool.imap_unordered(_task, tasks):
+            results[key] = value
+            bar.update(_units(key))
+    return results
+
+
+def _units(task: tuple) -> int:
+    """Deals a task plays (its share of the progress bar)."""
+    return task[2] - task[1] if task[0] == "deals" else task[3] - task[2]
 
 
 def _task(task: tuple) -> tuple[tuple, Any]:
@@ -72,6 +117,7 @@ def run_duplicate(
     matches: bool = True,
     progress: bool = False,
     rules: RuleConfig | None = None,
+    torch_threads: int | None = None,
 ) -> RunResult:
     """Play deals ``lo:hi`` of ``deal_set`` in duplicate (and the match chains on them).
 
@@ -84,6 +130,8 @@ def run_duplicate(
         matches: also play matches to 152 on the deal sequence, at both seatings.
         progress: a tqdm bar (or log lines) on stderr.
         rules: rule variants (default RULES.md).
+        torch_threads: torch threads in every evaluating process (default
+            ``DEFAULT_TORCH_THREADS``, 1); this process's own setting is restored afterwards.
 
     Raises:
         AgentSpecError: an agent spec is unknown or its file missing or corrupt.
@@ -95,27 +143,31 @@ def run_duplicate(
     hi = len(deal_set) if hi is None else hi
     if not 0 <= lo < hi <= len(deal_set):
         raise ValueError(f"deal range {lo}:{hi} is not inside the {len(deal_set)} deals of {deal_set.name!r}")
+    threads = DEFAULT_TORCH_THREADS if torch_threads is None else torch_threads
+    if threads < 1 or workers < 1:
+        raise ValueError(f"workers and torch_threads must be >= 1, got {workers} and {threads}")
     tasks: list[tuple] = []
     if matches:
         tasks += [("chain", 0, lo, hi), ("chain", 1, lo, hi)]  # longest first
     tasks += [("deals", i, min(i + CHUNK, hi)) for i in range(lo, hi, CHUNK)]
     init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules.to_dict())
-    units = {t: (t[2] - t[1] if t[0] == "deals" else t[3] - t[2]) for t in tasks}
-    bar = _Progress(sum(units.values()), progress, f"{spec_a} vs {spec_b}")
+    bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}")
     t0 = time.perf_counter()
     results: dict[tuple, Any] = {}
-    if workers <= 1:
+    if workers == 1:
+        previous = _torch_threads()  # before the agents: loading a bundle may set its own count
         _init(*init_args)
-        for t in tasks:
-            key, value = _task(t)
-            results[key] = value
-            bar.update(units[t])
-    else:
-        ctx = mp.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init, initargs=init_args) as pool:
-            for key, value in pool.imap_unordered(_task, tasks):
+        _set_torch_threads(threads)
+        try:
+            for t in tasks:
+                key, value = _task(t)
                 results[key] = value
-                bar.update(units[key])
+                bar.update(_units(t))
+        finally:
+            if previous is not None:
+                _set_torch_threads(previous)
+    else:
+        results = _run_pool(workers, init_args, threads, tasks, bar)
     bar.close()
     records = [r for t in tasks if t[0] == "deals" for r in results[t]]
     out = RunResult(records, seconds=time.perf_counter() - t0)

@@ -339,12 +339,36 @@ def _int_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.replace(",", " ").split())
 
 
+def check_inputs(a: argparse.Namespace) -> None:
+    """The command line's inputs that ``DistillConfig`` does not check, before any work starts.
+
+    Raises:
+        InputError, BundleError, DealSetError: naming the flag and the problem.
+    """
+    from agents.bundle import read_manifest
+    from eval.__main__ import check_output_dir, check_range
+    from eval.deals import load_named
+
+    read_manifest(a.teacher)  # BundleError: missing, corrupt or for other versions (weights: checked at load)
+    check_output_dir(a.out, "--out")
+    deal_set = load_named(a.eval_deal_set)
+    check_range("--eval-deals", a.eval_deals, 0, len(deal_set), f" (0: skip; the deals of {deal_set.name})")
+    check_range("--eval-workers", a.eval_workers, 1)
+    check_range("--onnx-timing", a.onnx_timing, 0)
+    check_range("--seed", a.seed, 0)
+    check_range("--torch-threads", a.torch_threads, 1)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m train distill --teacher BUNDLE [--out DIR] [--positions N] [--epochs N] ...``."""
+    """``python -m train distill --teacher BUNDLE [--out DIR] [--positions N] [--epochs N] ...``.
+
+    Every input is checked before any work starts; a bad one gives exit code 2 and one line
+    ``error: ...`` on stderr.
+    """
+    from eval.__main__ import OneLineParser, one_line
+
     d = DistillConfig(teacher="-")
-    p = argparse.ArgumentParser(
-        prog="python -m train distill", description="Distil a policy bundle into a small network."
-    )
+    p = OneLineParser(prog="python -m train distill", description="Distil a policy bundle into a small network.")
     p.add_argument("--teacher", required=True, help="the teacher policy bundle (e.g. policies/champion)")
     p.add_argument("--out", default=d.out, help=f"output folder: bundle/, summary.json, onnx/ (default {d.out})")
     p.add_argument(
@@ -379,9 +403,10 @@ def main(argv: list[str] | None = None) -> int:
             eval_deal_set=a.eval_deal_set, eval_deals=a.eval_deals, eval_workers=a.eval_workers,
             onnx_timing=a.onnx_timing, seed=a.seed, torch_threads=a.torch_threads,
         )  # fmt: skip
+        check_inputs(a)
         summary = distill(cfg, quiet=a.quiet)
-    except (BundleError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
+    except (BundleError, ValueError) as e:  # InputError and DealSetError are ValueErrors
+        print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     print(format_summary(summary))
     return 0
