@@ -1,0 +1,104 @@
+"""Record duplicate reports in a policy bundle's manifest: ``python -m eval.record``.
+
+A bundle's manifest carries its evaluations so that loading it can say how strong it is. This
+turns reports written by ``python -m eval --json`` (with the bundle as side A) into manifest
+entries, each marked with the role of its deal set (``test`` or ``development``, from
+``eval.deals``), and renews the manifest checksum. Entries already there are kept; an entry for
+the same opponent and deal-set checksum is replaced.
+
+Example::
+
+    python -m eval --a policies/champion --b heuristic --deal-set test960 --json runs/t/h.json
+    python -m eval.record --bundle policies/champion runs/t/h.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from eval.deals import STANDARD_SETS, DealSetError, load_named
+
+REPORT_FORMAT = "baloot-duplicate-report-1"
+
+
+class RecordError(ValueError):
+    """A report that cannot be recorded: unreadable, of another format, or not about this bundle."""
+
+
+def entry_from_report(report: dict[str, Any], bundle: str | Path) -> dict[str, Any]:
+    """The manifest entry for one duplicate report whose side A is ``bundle``."""
+    if not isinstance(report, dict) or report.get("format") != REPORT_FORMAT:
+        raise RecordError(f"not a duplicate report of format {REPORT_FORMAT}")
+    if Path(str(report.get("a"))).resolve() != Path(bundle).resolve():
+        raise RecordError(f"the report's side A is {report.get('a')!r}, not the bundle {str(bundle)!r}")
+    name = str(report["deal_set"])
+    try:
+        role = load_named(name).role if name.split("[")[0] in STANDARD_SETS else "development"
+    except DealSetError as e:
+        raise RecordError(str(e)) from None
+    entry = {
+        "opponent": str(report["b"]),
+        "deal_set": name,
+        "checksum": str(report["checksum"]),
+        "role": role,
+        "deals": int(report["deals"]),
+        "mean": float(report["mean"]),
+        "sd": float(report["sd"]),
+        "ci95": [float(x) for x in report["ci95"]],
+        "share_won": float(report["share_a_won"]),
+        "seed": int(report["seed"]),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    matches = report.get("matches")
+    if isinstance(matches, dict) and matches.get("played"):
+        entry["matches"] = matches
+    return entry
+
+
+def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
+    """Add the reports' entries to the bundle's manifest (verified first); returns the manifest."""
+    from agents.bundle import load_net, update_evaluations
+
+    _, manifest = load_net(bundle)  # a corrupt or edited bundle is refused before anything is read
+    new = []
+    for path in reports:
+        try:
+            report = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise RecordError(f"report {str(path)!r} is not readable JSON: {e}") from None
+        try:
+            new.append(entry_from_report(report, bundle))
+        except (KeyError, TypeError, ValueError) as e:
+            raise RecordError(f"report {str(path)!r}: {e}") from None
+    replaced = {(e["opponent"], e["checksum"]) for e in new}
+    old = [dict(e) for e in manifest.get("evaluations") or [] if (e.get("opponent"), e.get("checksum")) not in replaced]
+    for e in old:  # entries from before deal sets had roles: the role of their set now
+        spec = STANDARD_SETS.get(str(e.get("deal_set")).split("[")[0])
+        if "role" not in e and spec is not None:
+            e["role"] = spec.role
+    return update_evaluations(bundle, old + new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m eval.record", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", required=True, help="the policy bundle folder (side A of every report)")
+    parser.add_argument("reports", nargs="+", help="JSON reports of python -m eval --json")
+    args = parser.parse_args(argv)
+    from agents.bundle import BundleError
+
+    try:
+        manifest = record(args.bundle, args.reports)
+    except (RecordError, BundleError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"{args.bundle}: {len(manifest['evaluations'])} evaluations recorded")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""Recording duplicate reports in a bundle's manifest, with the role of each deal set."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.bundle import load_net, read_manifest
+from eval.__main__ import main as eval_main
+from eval.record import main as record_main
+from tests.test_bundle import make_bundle
+
+
+def _report(tmp_path, a: str, deal_set: str, name: str) -> str:
+    out = tmp_path / f"{name}.json"
+    assert eval_main(["--a", a, "--b", "random", "--deal-set", deal_set, "--deals", "4", "--no-matches",
+                      "--json", str(out), "--quiet"]) == 0  # fmt: skip
+    return str(out)
+
+
+def test_reports_become_entries_with_their_deal_set_role(tmp_path):
+    bundle = make_bundle(tmp_path / "b")
+    dev = _report(tmp_path, str(bundle), "dev960", "dev")
+    test = _report(tmp_path, str(bundle), "test960", "test")
+    assert record_main(["--bundle", str(bundle), dev, test]) == 0
+    entries = read_manifest(bundle)["evaluations"]
+    by_set = {e["deal_set"]: e for e in entries}
+    assert by_set["dev960"]["role"] == "development" and by_set["test960"]["role"] == "test"
+    for name, path in (("dev960", dev), ("test960", test)):
+        rep = json.loads(open(path).read())
+        assert by_set[name]["mean"] == rep["mean"] and by_set[name]["ci95"] == rep["ci95"]
+    load_net(bundle)  # still verifies: the manifest checksum was renewed
+    # recording the same report again replaces its entry instead of adding a second one
+    assert record_main(["--bundle", str(bundle), test]) == 0
+    assert len(read_manifest(bundle)["evaluations"]) == len(entries)
+
+
+def test_a_report_about_another_policy_is_refused_and_nothing_is_written(tmp_path, capsys):
+    bundle = make_bundle(tmp_path / "b")
+    other = _report(tmp_path, "heuristic", "dev960", "other")
+    before = (bundle / "manifest.json").read_bytes()
+    assert record_main(["--bundle", str(bundle), other]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "side A" in err[0]
+    assert (bundle / "manifest.json").read_bytes() == before
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": "other"}), json.dumps([1, 2])])
+def test_a_malformed_report_is_one_line_and_exit_2(tmp_path, capsys, content):
+    bundle = make_bundle(tmp_path / "b")
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    before = (bundle / "manifest.json").read_bytes()
+    assert record_main(["--bundle", str(bundle), str(bad)]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert (bundle / "manifest.json").read_bytes() == before
