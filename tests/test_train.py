@@ -204,6 +204,7 @@ def test_killed_run_resumes_from_its_checkpoint_with_the_same_state(tmp_path):
     # the same run "killed" after its first checkpoint (256 decisions), then resumed to 512
     first = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 256})), quiet=True)
     first.run()
+    first.close()  # the run dir's lock: a second Trainer there is refused while the first holds it
     run_dir = tmp_path / "b" / "run"
     assert latest_checkpoint(run_dir).name == "step_000000256.pt"
     resumed = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 512})), resume=True, quiet=True)
@@ -262,8 +263,8 @@ def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
     """Warm start only (total_steps 0): the checkpoint holds games not yet started."""
     from train.trainer import Trainer
 
-    t = Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 0})), quiet=True)
-    assert t.run()["steps"] == 0
+    with Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 0})), quiet=True) as t:
+        assert t.run()["steps"] == 0
     resumed = Trainer(config_from_dict(tiny(tmp_path, ppo={"total_steps": 128})), resume=True, quiet=True)
     resumed.run()
     assert resumed.steps >= 128
@@ -314,8 +315,9 @@ def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
     from train.trainer import Trainer
 
     cfg = config_from_dict(tiny(tmp_path, ppo={"total_steps": 128}))
-    Trainer(cfg, quiet=True).run()
-    Trainer(cfg, quiet=True)
+    with Trainer(cfg, quiet=True) as t:
+        t.run()
+    Trainer(cfg, quiet=True).close()
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.old-")]
     assert len(kept) == 1 and latest_checkpoint(kept[0]).is_file()  # the earlier run is intact
     assert not (tmp_path / "run" / "checkpoints").exists()
@@ -331,9 +333,11 @@ def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architec
         for p in src.net.parameters():
             p.add_(0.5)  # weights no fresh network has
     save_bundle(tmp_path / "b", src.net, name="b")
+    src.close()
     t = Trainer(config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True)
     for a, b in zip(t.net.state_dict().values(), src.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
+    t.close()
     other = tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))
     other["net"]["head_hidden"] = 7
     with pytest.raises(ConfigError, match="init_from: bundle .* has architecture"):

@@ -1,30 +1,107 @@
-"""Checkpoints: everything a killed run needs to continue exactly, written atomically.
+"""Checkpoints: everything a killed run needs to continue exactly, written atomically; and the
+lock a run holds on its directory.
 
 A checkpoint is one ``torch.save`` file ``checkpoints/step_<N>.pt`` holding the network and
-optimizer, the PPO counters and last observation, the opponent pool, the games in progress and
-every random state (python, numpy, torch); ``checkpoints/latest`` names the newest. Files carry
-``OBS_VERSION`` and ``ACTION_VERSION``; loading refuses another version or a corrupt file with
-a message that says which.
+optimizer, the PPO counters and last observation, the opponent pool, the games in progress,
+every random state (python, numpy, torch) and the promotion state; ``checkpoints/latest`` names
+the newest. Files carry ``OBS_VERSION`` and ``ACTION_VERSION``; loading refuses another
+version or a corrupt file with a message that says which.
+
+A checkpoint holds tensors and plain data only (dicts, lists, tuples, numbers, strings, bytes)
+and is read with ``torch.load(weights_only=True)``: a file that names any other Python object
+is refused, since unpickling it could run code (format 1 stored pickled games and numpy
+arrays and cannot be resumed).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import json
+import os
+import pickle
+import re
+import socket
 from pathlib import Path
 from typing import Any
 
 import torch
+from filelock import FileLock, Timeout
 
 from baloot_env.actions import ACTION_VERSION
 from baloot_env.atomic import write_bytes_atomic, write_text_atomic
 from baloot_env.observation import OBS_VERSION
+from train.config import ConfigError
 
-CHECKPOINT_FORMAT = "baloot-train-checkpoint-1"
+CHECKPOINT_FORMAT = "baloot-train-checkpoint-2"
 KEEP = 2
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that is missing, corrupt or from another observation/action version."""
+    """A checkpoint that is missing, corrupt, unsafe or from another observation/action version."""
+
+
+class RunDirBusyError(ConfigError):
+    """The run directory is held by another live run (``python -m train`` exits with 2)."""
+
+
+class RunLock:
+    """The lock a run holds on its directory for its whole life (``filelock``).
+
+    The lock file sits beside the run directory, ``runs/x.lock`` for ``runs/x``, so that it
+    stays where it is while a fresh run moves an earlier run aside; ``runs/x.lock.holder`` names
+    the holder (pid, host, start) for the message a second process gets. The operating system
+    drops the lock when the holder dies, however it dies, so a killed run never blocks its
+    ``--resume``.
+    """
+
+    def __init__(self, run_dir: str | os.PathLike):
+        self.run_dir = Path(run_dir)
+        full = self.run_dir.resolve()
+        self.path = full.with_name(full.name + ".lock")
+        self.holder_path = full.with_name(full.name + ".lock.holder")
+        self._lock = FileLock(str(self.path))
+
+    def acquire(self) -> None:
+        """Take the lock now or raise RunDirBusyError naming its holder."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise RunDirBusyError(
+                f"run dir {self.run_dir} is in use by {self.holder()} (lock {self.path}); "
+                "let that run finish or stop it first"
+            ) from None
+        holder = {"pid": os.getpid(), "host": socket.gethostname(),
+                  "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}  # fmt: skip
+        try:
+            write_text_atomic(self.holder_path, json.dumps(holder) + "\n")
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def holder(self) -> str:
+        """Who holds the lock, from the holder file (best effort)."""
+        try:
+            h = json.loads(self.holder_path.read_text(encoding="utf-8"))
+            me = " (this process)" if h["pid"] == os.getpid() and h["host"] == socket.gethostname() else ""
+            return f"pid {h['pid']}{me} on {h['host']} since {h['since']}"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another process"
+
+    @property
+    def held(self) -> bool:
+        return self._lock.is_locked
+
+    def release(self) -> None:
+        if self._lock.is_locked:
+            self.holder_path.unlink(missing_ok=True)
+            self._lock.release()
+
+
+def has_checkpoint(run_dir: Path) -> bool:
+    """True once a run has completed its first checkpoint (``checkpoints/latest`` exists)."""
+    return (Path(run_dir) / "checkpoints" / "latest").is_file()
 
 
 def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any]) -> Path:
@@ -48,8 +125,17 @@ def latest_checkpoint(run_dir: Path) -> Path:
     folder = Path(run_dir) / "checkpoints"
     pointer = folder / "latest"
     if not pointer.is_file():
+        config = Path(run_dir) / "config.yaml"
+        if config.is_file():  # a run killed before its first checkpoint, i.e. during the warm start
+            raise CheckpointError(
+                f"{run_dir} has no checkpoint to resume from: it stopped before its first one, during the warm "
+                f"start; start it again with python -m train --config {config} (same config and seed: same run)"
+            )
         raise CheckpointError(f"{run_dir} has no checkpoint to resume from ({pointer} is missing)")
-    path = folder / pointer.read_text().strip()
+    name = pointer.read_text(encoding="utf-8", errors="replace").strip()
+    if not re.fullmatch(r"step_\d+\.pt", name):
+        raise CheckpointError(f"{pointer} should name a step_<N>.pt file beside it, not {name[:80]!r}")
+    path = folder / name
     if not path.is_file():
         raise CheckpointError(f"{pointer} names {path.name}, which does not exist")
     return path
@@ -58,10 +144,22 @@ def latest_checkpoint(run_dir: Path) -> Path:
 def load_checkpoint(path: Path) -> dict[str, Any]:
     """Read and check a checkpoint file."""
     try:
-        data = torch.load(path, map_location="cpu", weights_only=False)
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:  # the weights-only unpickler met something else
+        lines = str(e).splitlines()
+        why = next((ln.strip() for ln in lines if "Unsupported" in ln), lines[0] if lines else "")
+        raise CheckpointError(
+            f"checkpoint {path} holds more than tensors and plain data and is refused, since loading it "
+            f"could run code ({why}); checkpoints of format 1 are like that: start a new run"
+        ) from None
     except Exception as e:  # torch raises many types for a damaged file
         raise CheckpointError(f"checkpoint {path} is corrupt or unreadable: {type(e).__name__}: {e}") from None
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+    fmt = data.get("format") if isinstance(data, dict) else None
+    if isinstance(fmt, str) and fmt.startswith("baloot-train-checkpoint-") and fmt != CHECKPOINT_FORMAT:
+        raise CheckpointError(
+            f"checkpoint {path} has format {fmt!r}, this code reads {CHECKPOINT_FORMAT!r}: start a new run"
+        )
+    if fmt != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a baloot-rl training checkpoint")
     if data.get("obs_version") != OBS_VERSION:
         raise CheckpointError(

@@ -1,4 +1,11 @@
-"""Duplicate evaluation and promotion of a policy bundle during and after training."""
+"""Duplicate evaluation and promotion of a policy bundle during and after training.
+
+The *promotion state* of a run is its champion pointer ``champion.json``, its history
+``promotions.jsonl`` and the folders ``champions/step_<N>`` the pointer may name. Every
+checkpoint records it (``promotion_state``) and resuming puts it back (``restore_promotion_state``),
+so a promotion made after the last checkpoint by a run that was then killed is undone and made
+again, exactly, by the resumed run.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from baloot_env.atomic import write_text_atomic
 from eval.deals import load_named
 from eval.promote import PromotionConfig, PromotionError, promote, read_pointer
 from eval.report import summarize, write_json_atomic
 from eval.runner import run_duplicate
+from train.checkpoint import CheckpointError
+
+POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
 
 
 def evaluate_bundle(
@@ -43,7 +54,7 @@ def evaluate_bundle(
 
 def ensure_pointer(run_dir: Path, initial: str = "heuristic") -> Path:
     """The run's champion pointer, created to name ``initial`` when the run has none."""
-    pointer = run_dir / "champion.json"
+    pointer = run_dir / POINTER
     if read_pointer(pointer) is None:
         write_json_atomic(pointer, {"format": "baloot-champion-1", "champion": initial, "since": None})
     return pointer
@@ -58,7 +69,9 @@ def try_promotion(
     folder that will not change. Returns the history entry (``promoted`` tells the outcome).
     """
     pointer = ensure_pointer(run_dir)
-    stable = run_dir / "champions" / f"step_{step:09d}"
+    stable = run_dir / CHAMPIONS / f"step_{step:09d}"
+    if (pointer.parent / read_pointer(pointer)["champion"]).resolve() == stable.resolve():
+        raise PromotionError(f"{stable} is the run's champion already ({pointer}); it is not tested against itself")
     if stable.exists():
         shutil.rmtree(stable)
     shutil.copytree(candidate, stable)
@@ -71,3 +84,49 @@ def try_promotion(
     if not entry["promoted"]:
         shutil.rmtree(stable, ignore_errors=True)
     return entry
+
+
+def promotion_state(run_dir: Path) -> dict[str, Any]:
+    """The promotion state as a checkpoint records it: the pointer's and the history's text
+    (None when there is no such file) and the names of the ``champions/`` folders."""
+    run_dir = Path(run_dir)
+
+    def text(p: Path) -> str | None:
+        return p.read_text(encoding="utf-8") if p.is_file() else None
+
+    folder = run_dir / CHAMPIONS
+    names = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    return {"pointer": text(run_dir / POINTER), "history": text(run_dir / HISTORY), "champions": names}
+
+
+def restore_promotion_state(run_dir: Path, state: dict[str, Any]) -> None:
+    """Put back the promotion state a checkpoint recorded: the pointer and history files as they
+    were (removed when there were none) and no ``champions/`` folder the checkpoint did not know.
+
+    Raises:
+        CheckpointError: a malformed record, or a champion folder it names that is missing.
+    """
+    run_dir = Path(run_dir)
+    ok = (
+        isinstance(state, dict)
+        and all(state.get(k) is None or isinstance(state.get(k), str) for k in ("pointer", "history"))
+        and isinstance(state.get("champions"), list)
+        and all(isinstance(n, str) for n in state["champions"])
+    )
+    if not ok:
+        raise CheckpointError(f"the checkpoint's promotion record is malformed: {str(state)[:120]}")
+    for name, key in ((POINTER, "pointer"), (HISTORY, "history")):
+        path, want = run_dir / name, state[key]
+        if want is None:
+            path.unlink(missing_ok=True)
+        elif not path.is_file() or path.read_text(encoding="utf-8") != want:
+            write_text_atomic(path, want)
+    keep = set(state["champions"])
+    folder = run_dir / CHAMPIONS
+    if folder.is_dir():
+        for p in folder.iterdir():
+            if p.name not in keep:  # made after the checkpoint by the run that was killed
+                shutil.rmtree(p) if p.is_dir() and not p.is_symlink() else p.unlink()
+    missing = sorted(n for n in keep if not (folder / n).exists())
+    if missing:
+        raise CheckpointError(f"{folder} lacks {missing}, which the checkpoint's promotion record names")

@@ -14,9 +14,15 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
     """Train (fresh or resumed), then a final duplicate evaluation against ``heuristic``.
 
     Writes ``bundles/final`` (a verified policy bundle with the evaluation in its manifest) and
-    ``summary.json`` into the run directory, and prints a readable summary.
+    ``summary.json`` into the run directory, and prints a readable summary. The run directory
+    stays locked (``train.checkpoint.RunLock``) until all of that is written.
     """
     trainer: Trainer = train_from_args(config, overrides, resume, quiet=quiet)
+    with trainer:
+        return _finish(trainer)
+
+
+def _finish(trainer: Trainer) -> dict:
     stats = trainer.run()
     cfg = trainer.cfg
     final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)

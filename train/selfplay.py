@@ -18,9 +18,8 @@ of a lost hand gets the negative reward. In match episodes ``done`` comes at the
 
 from __future__ import annotations
 
-import pickle
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -30,8 +29,9 @@ from stable_baselines3.common.vec_env import VecEnv
 from agents.network import PRIVILEGED_SIZE, privileged_input
 from baloot_env.deal import random_deal
 from baloot_env.hand import HandState
-from baloot_env.match import MatchState
+from baloot_env.match import MatchResult, MatchState
 from baloot_env.observation import OBS_SIZE, action_mask, encode, match_context
+from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig
 from train.opponents import OpponentPool, Seat
@@ -230,31 +230,47 @@ class SelfPlayVecEnv(VecEnv):
         return [None for _ in range(self.num_envs)]
 
     # ------------------------------------------------------------------ checkpoints
-    def state(self) -> bytes:
-        """Games in progress (with their opponents by pool identity) and the counters."""
+    def state(self) -> dict:
+        """Games in progress (with their opponents by pool identity) and the counters, as plain
+        data: hands in their saved form (``HandState.to_json``), matches by their score and
+        results, random generators by their state dicts."""
         opp_ids = []
         for g in self.games:
             o = g.opponent
             if o is None:  # no game started yet (a run of 0 decisions)
-                opp_ids.append(("none", 0))
+                opp_ids.append(["none", 0])
             elif o in self.pool.snapshots:
-                opp_ids.append(("self", list(self.pool.snapshots).index(o)))
+                opp_ids.append(["self", list(self.pool.snapshots).index(o)])
             elif o in self.pool.champions:
-                opp_ids.append(("champion", self.pool.champions.index(o)))
+                opp_ids.append(["champion", self.pool.champions.index(o)])
             else:
-                opp_ids.append((o.category, 0))
-        games = [(g.rng.bit_generator.state, g.hand, g.match, g.learner_team, g.last_seat, g.episode_reward,
-                  g.episode_score, g.hands) for g in self.games]  # fmt: skip
-        return pickle.dumps({"games": games, "opponents": opp_ids, "decisions": self.decisions})
+                opp_ids.append([o.category, 0])
+        games = [
+            {"rng": g.rng.bit_generator.state, "hand": g.hand.to_json() if g.hand is not None else None,
+             "match": _match_state(g.match), "learner_team": g.learner_team, "last_seat": g.last_seat,
+             "episode_reward": float(g.episode_reward), "episode_score": [int(x) for x in g.episode_score],
+             "hands": g.hands}
+            for g in self.games
+        ]  # fmt: skip
+        return {"format": GAMES_FORMAT, "games": games, "opponents": opp_ids, "decisions": self.decisions}
 
-    def load_state(self, blob: bytes) -> None:
-        data = pickle.loads(blob)
+    def load_state(self, data: dict) -> None:
+        """Restore ``state()``; raises ValueError (or TypeError, KeyError) on malformed data."""
+        if not isinstance(data, dict) or data.get("format") != GAMES_FORMAT:
+            raise ValueError(f"games in progress: expected format {GAMES_FORMAT!r}")
         self._masks = None
         if len(data["games"]) != self.num_envs:
             raise ValueError(f"checkpoint has {len(data['games'])} games, config has n_envs={self.num_envs}")
         for g, st, (cat, k) in zip(self.games, data["games"], data["opponents"], strict=True):
-            (rng_state, g.hand, g.match, g.learner_team, g.last_seat, g.episode_reward, g.episode_score, g.hands) = st
-            g.rng.bit_generator.state = rng_state
+            g.rng.bit_generator.state = st["rng"]
+            g.hand = HandState.from_json(st["hand"]) if st["hand"] is not None else None
+            if g.hand is not None and g.hand.rules != self.rules:
+                raise ValueError("a game in progress was played under other rules than this run's")
+            g.match = _load_match(st["match"], self.rules, g.hand)
+            g.learner_team, g.last_seat = int(st["learner_team"]), int(st["last_seat"])
+            g.episode_reward = float(st["episode_reward"])
+            g.episode_score = [int(x) for x in st["episode_score"]]
+            g.hands = list(st["hands"])
             if cat == "none":
                 g.opponent = None
             elif cat == "self":
@@ -263,5 +279,45 @@ class SelfPlayVecEnv(VecEnv):
                 g.opponent = self.pool.champions[k]
             else:
                 g.opponent = self.pool.rule_agents[cat]
-        self.decisions = data["decisions"]
+        self.decisions = int(data["decisions"])
         self._restored = all(g.opponent is not None for g in self.games)
+
+
+GAMES_FORMAT = "baloot-selfplay-games-2"
+
+
+def _match_state(m: MatchState | None) -> dict | None:
+    """A match as plain data; its current hand is the game's hand, saved beside it."""
+    if m is None:
+        return None
+    return {"score": list(m.score), "deals_played": m.deals_played, "hands_scored": m.hands_scored,
+            "results": [r.to_info() for r in m.results], "result": m.result.to_info() if m.result else None,
+            "in_hand": m.hand is not None}  # fmt: skip
+
+
+def _tuples(x: Any) -> Any:
+    return tuple(_tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def _result_from_info(info: dict) -> HandResult:
+    """``HandResult.to_info()`` back to the result (its lists as the tuples they were)."""
+    res = HandResult(**{f.name: _tuples(info[f.name]) for f in fields(HandResult)})
+    if res.to_info() != info:
+        raise ValueError(f"a saved hand result does not read back: {info}")
+    return res
+
+
+def _load_match(data: dict | None, rules: RuleConfig, hand: HandState | None) -> MatchState | None:
+    if data is None:
+        return None
+    m = MatchState(rules)
+    m.score = [int(x) for x in data["score"]]
+    m.deals_played, m.hands_scored = int(data["deals_played"]), int(data["hands_scored"])
+    m.results = [_result_from_info(r) for r in data["results"]]
+    r = data["result"]
+    m.result = MatchResult(r["winner"], (r["score"][0], r["score"][1]), r["reason"]) if r is not None else None
+    if data["in_hand"]:
+        if hand is None:
+            raise ValueError("a saved match is in a hand, but its game has none")
+        m.hand = hand
+    return m

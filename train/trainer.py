@@ -6,6 +6,7 @@ the PPO itself (rollout buffer, GAE, masked sampling, clipped update).
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
@@ -21,10 +22,19 @@ from stable_baselines3.common.logger import configure
 
 from agents.bundle import save_bundle
 from agents.network import NetSpec
+from baloot_env.atomic import remove_stale_temps
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
-from train.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from train.checkpoint import (
+    CheckpointError,
+    RunLock,
+    has_checkpoint,
+    latest_checkpoint,
+    load_checkpoint,
+    save_checkpoint,
+)
 from train.config import ConfigError, TrainConfig, load_config, save_config, to_dict
+from train.evaluation import promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
 from train.selfplay import SelfPlayVecEnv
@@ -56,7 +66,20 @@ def _log(msg: str) -> None:
 
 
 class Trainer:
-    """One training run in ``run_dir`` (fresh, or resumed from its latest checkpoint)."""
+    """One training run in ``run_dir`` (fresh, or resumed from its latest checkpoint).
+
+    The run holds the lock of its directory (``RunLock``) from the start, before it moves an
+    earlier run aside or touches any file, until ``close()`` (a ``with`` block closes it too);
+    a second run into the same directory is refused with ``RunDirBusyError``.
+
+    Resuming (``resume=True``) restores the latest checkpoint, and with it the promotion state
+    that checkpoint recorded (champion pointer, promotion history, ``champions/``), so whatever
+    a killed run did after its last checkpoint is done again, exactly, by the resumed run.
+    The first checkpoint is written when PPO starts, right after the warm start; a run killed
+    during its warm start has none, and resuming it is refused (``CheckpointError``) with the
+    command that starts it again: the same config and seed give the same warm start, and so the
+    same run.
+    """
 
     def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False):
         self.cfg = cfg
@@ -66,7 +89,15 @@ class Trainer:
         self.evals: list[dict] = []
         self.start_time = time.perf_counter()
         self.start_step = 0
+        self.lock = RunLock(self.run_dir)
+        self.lock.acquire()  # before anything reads or moves the run dir
+        try:
+            self._start(cfg, resume, quiet)
+        except BaseException:
+            self.lock.release()
+            raise
 
+    def _start(self, cfg: TrainConfig, resume: bool, quiet: bool) -> None:
         # --- seeding: one visible block; every random choice flows from cfg.seed
         torch.set_num_threads(cfg.torch_threads)
         random.seed(cfg.seed)
@@ -85,8 +116,13 @@ class Trainer:
             policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
         )  # fmt: skip
         self.model.after_update = self._after_update
-        if cfg.init_from and not resume:  # checked before the run dir is touched
+        if resume:
+            latest_checkpoint(self.run_dir)  # CheckpointError now, before anything is touched, when there is none
+        elif cfg.init_from:  # checked before the run dir is touched
             self._init_from(cfg.init_from)
+        for tmp in remove_stale_temps(self.run_dir):  # what killed atomic writes left behind
+            if not quiet:
+                _log(f"removed {tmp}, left by a killed write")
         if not resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
             # A fresh run never mixes with an old one's checkpoints or champion; nothing is lost.
             stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -108,6 +144,16 @@ class Trainer:
             save_config(cfg, self.run_dir / "config.yaml")
             self._pretrain()
             self.pool.add_snapshot("step_0", self.net.state_dict())
+
+    def close(self) -> None:
+        """Release the run dir's lock (the run itself is over or abandoned)."""
+        self.lock.release()
+
+    def __enter__(self) -> Trainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _pretrain(self) -> None:
         """Behaviour-cloning warm start (``train.pretrain``), before the first PPO update."""
@@ -148,40 +194,49 @@ class Trainer:
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Path:
+        """Save everything the run needs to continue exactly, as tensors and plain data."""
         m = self.model
         payload = {
             "config": to_dict(self.cfg),
             "policy": m.policy.state_dict(),
             "optimizer": m.policy.optimizer.state_dict(),
-            "num_timesteps": m.num_timesteps,
-            "n_updates": m._n_updates,
-            "last_obs": m._last_obs,
-            "last_episode_starts": m._last_episode_starts,
+            "num_timesteps": int(m.num_timesteps),
+            "n_updates": int(m._n_updates),
+            "last_obs": _to_tensor(m._last_obs),
+            "last_episode_starts": _to_tensor(m._last_episode_starts),
             "pool": self.pool.state(),
             "games": self.venv.state(),
             "schedule": {"checkpoint": self.next_checkpoint, "snapshot": self.next_snapshot, "eval": self.next_eval},
-            "evals": self.evals,
-            "rng": {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()},
+            "evals": _plain(self.evals),
+            "promotion": promotion_state(self.run_dir),
+            "rng": {"python": random.getstate(), "numpy": _numpy_rng_state(), "torch": torch.get_rng_state()},
         }
         return save_checkpoint(self.run_dir, self.steps, payload)
 
     def _restore(self) -> None:
-        data = load_checkpoint(latest_checkpoint(self.run_dir))
+        path = latest_checkpoint(self.run_dir)
+        data = load_checkpoint(path)
         m = self.model
-        m.policy.load_state_dict(data["policy"])
-        m.policy.optimizer.load_state_dict(data["optimizer"])
-        m.num_timesteps = data["num_timesteps"]
-        m._n_updates = data["n_updates"]
-        m._last_obs = data["last_obs"]
-        m._last_episode_starts = data["last_episode_starts"]
-        self.pool.load_state(data["pool"])
-        self.venv.load_state(data["games"])
-        s = data["schedule"]
-        self.next_checkpoint, self.next_snapshot, self.next_eval = s["checkpoint"], s["snapshot"], s["eval"]
-        self.evals = data["evals"]
-        random.setstate(data["rng"]["python"])
-        np.random.set_state(data["rng"]["numpy"])
-        torch.set_rng_state(data["rng"]["torch"])
+        try:
+            m.policy.load_state_dict(data["policy"])
+            m.policy.optimizer.load_state_dict(data["optimizer"])
+            m.num_timesteps = int(data["num_timesteps"])
+            m._n_updates = int(data["n_updates"])
+            m._last_obs = _from_tensor(data["last_obs"], (self.venv.num_envs, *self.venv.observation_space.shape))
+            m._last_episode_starts = _from_tensor(data["last_episode_starts"], (self.venv.num_envs,))
+            self.pool.load_state(data["pool"])
+            self.venv.load_state(data["games"])
+            s = data["schedule"]
+            self.next_checkpoint, self.next_snapshot, self.next_eval = s["checkpoint"], s["snapshot"], s["eval"]
+            self.evals = list(data["evals"])
+            rng = data["rng"]
+            random.setstate(_python_rng_state(rng["python"]))
+            np.random.set_state(_numpy_rng_tuple(rng["numpy"]))
+            torch.set_rng_state(rng["torch"])
+            promotion = data["promotion"]
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as e:
+            raise CheckpointError(f"checkpoint {path} does not fit this run: {type(e).__name__}: {e}") from None
+        restore_promotion_state(self.run_dir, promotion)  # undo what a killed run did after this checkpoint
         self.start_step = self.steps
         _log(f"resumed {self.run_dir} at step {self.steps:,}")
 
@@ -307,12 +362,45 @@ class Trainer:
         if not self.quiet:
             _log(f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}")
         progress = _ProgressCallback(self)
+        if not has_checkpoint(self.run_dir):  # right after the warm start: a kill never costs it again
+            self.checkpoint()
         if remaining > 0:
             self.model.learn(total_timesteps=remaining, callback=progress, reset_num_timesteps=not self.resume,
                              log_interval=None)  # fmt: skip
         self.checkpoint()
         self.model.logger.dump(self.steps)
         return {"steps": self.steps, "seconds": time.perf_counter() - self.start_time, "selfplay": self.selfplay_stats()}
+
+
+def _to_tensor(a: np.ndarray | None) -> torch.Tensor | None:
+    return None if a is None else torch.from_numpy(np.ascontiguousarray(a).copy())
+
+
+def _from_tensor(t: torch.Tensor | None, shape: tuple[int, ...]) -> np.ndarray | None:
+    if t is None:
+        return None
+    if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape:
+        raise ValueError(f"expected an array of shape {shape}, got {getattr(t, 'shape', type(t).__name__)}")
+    return t.numpy()
+
+
+def _plain(x: Any) -> Any:
+    """JSON-plain copy (numpy numbers as python numbers, tuples as lists) of evaluation records."""
+    return json.loads(json.dumps(x, default=lambda v: v.item() if isinstance(v, np.generic) else v.tolist()))
+
+
+def _numpy_rng_state() -> dict:
+    key, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"key": key, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def _numpy_rng_tuple(d: dict) -> tuple:
+    return (d["key"], np.array(d["keys"], dtype=np.uint32), d["pos"], d["has_gauss"], d["cached"])
+
+
+def _python_rng_state(st: Any) -> tuple:
+    version, internal, gauss = st
+    return (version, tuple(internal), gauss)
 
 
 def _same_weights(bundle: Path, other: str) -> bool:
