@@ -10,12 +10,19 @@ Threads: every evaluating process (each worker, and this process when it plays i
 torch on ``torch_threads`` threads, 1 by default: a policy bundle evaluates 2.5-10x faster than
 with torch's default (one thread per core, fighting the other workers for the cores), with
 identical results (``benchmarks/eval_threads.py``).
+
+Workers stop with their parent: on Linux each asks the kernel for SIGTERM when the parent dies
+(``prctl(PR_SET_PDEATHSIG)``, so even a SIGKILLed parent takes them along); elsewhere a thread
+in each worker watches ``os.getppid()``. A SIGTERM to the parent terminates the pool first.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +35,8 @@ from eval.duplicate import DealRecord, MatchRecord, play_deal, play_match_chain
 
 CHUNK = 16  # deals per task: small enough to balance two workers, big enough to amortise IPC
 DEFAULT_TORCH_THREADS = 1  # per evaluating process; what run_duplicate uses when not told
+PARENT_POLL_S = 1.0  # the portable parent watch: seconds between looks at os.getppid()
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _CTX: dict[str, Any] = {}  # per-process context set by _init (one evaluation per process)
 
@@ -60,20 +69,65 @@ def _set_torch_threads(n: int) -> None:
         torch.set_num_threads(n)
 
 
-def _worker_init(torch_threads: int, *init_args: Any) -> None:
-    """Pool initializer: build the agents, limit torch's threads."""
+def _die_with_parent(parent: int) -> None:
+    """Make this worker end when the process ``parent`` ends, however it ends (SIGKILL too)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before the request was made
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass  # no usable libc: fall back to watching
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent:  # reparented: the parent is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_init(parent: int, torch_threads: int, *init_args: Any) -> None:
+    """Pool initializer: die with the parent, build the agents, limit torch's threads."""
+    _die_with_parent(parent)
     _init(*init_args)
     _set_torch_threads(torch_threads)
 
 
+class _TerminatePool(Exception):
+    """Raised in the parent by SIGTERM while a pool runs, so that the pool is terminated."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise _TerminatePool(f"signal {signum}")
+
+
 def _run_pool(workers: int, init_args: tuple, torch_threads: int, tasks: list[tuple], bar: _Progress) -> dict:
-    """Run ``tasks`` over a spawned pool."""
+    """Run ``tasks`` over a spawned pool; a SIGTERM to this process terminates the workers, then
+    exits with the usual status (128 + 15)."""
     ctx = mp.get_context("spawn")
     results: dict[tuple, Any] = {}
-    with ctx.Pool(workers, initializer=_worker_init, initargs=(torch_threads, *init_args)) as pool:
-        for key, value in pool.imap_unordered(_task, tasks):
-            results[key] = value
-            bar.update(_units(key))
+    watch_term = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )  # a handler installed by the program is left alone
+    if watch_term:
+        signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with ctx.Pool(workers, initializer=_worker_init, initargs=(os.getpid(), torch_threads, *init_args)) as pool:
+            for key, value in pool.imap_unordered(_task, tasks):
+                results[key] = value
+                bar.update(_units(key))
+    except _TerminatePool:  # leaving the with block has terminated the workers
+        bar.close()
+        raise SystemExit(128 + signal.SIGTERM) from None  # the shell's status for a SIGTERMed process
+    finally:
+        if watch_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return results
 
 

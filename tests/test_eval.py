@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +29,7 @@ from eval.stats import (
     wilson_ci95,
 )
 
+ROOT = Path(__file__).resolve().parents[1]
 SMALL_SHA256 = "4d167d1984c82fa771fbf10a54f51f1adf5cc6e82b7ff6cdb58312fe76c8b067"
 STANDARD960_SHA256 = "afb0187be49fcf798f3711df4084cd8b80e13c80ca6fe2ef7658733c32331f68"
 DEV960_SHA256 = "bef94607124aacc6bb2f82823421764e0aef4a8e52aa8ca7122fcef1b8c8444e"
@@ -170,3 +177,62 @@ def test_cli_reports_unknown_agent_and_deal_set(capsys):
     assert "known agents" in capsys.readouterr().err
     assert main(["--a", "random", "--b", "random", "--deal-set", "nope", "--quiet"]) == 2
     assert "unknown deal set" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- workers stop with their parent
+def _children(pid: int) -> set[int]:
+    """The child processes of ``pid`` (Linux /proc)."""
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids.update(int(x) for x in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for a reaper counts as gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the workers through Linux /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_killing_the_parent_stops_its_workers(sig):
+    """Workers of a killed ``python -m eval`` stop too instead of playing on at full CPU."""
+    # the two match chains come first, one per worker: each is minutes of play in a single task
+    cmd = [sys.executable, "-m", "eval", "--a", "search", "--b", "heuristic", "--deal-set", "dev960", "--workers", "2"]
+    parent = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            workers = {p for p in _children(parent.pid) if _is_worker(p)}
+            time.sleep(0.1)
+        assert len(workers) == 2, "the evaluation did not start its two workers"
+        time.sleep(1.5)  # let them get to work (agents built, deals being played)
+        assert all(_alive(p) for p in workers)
+        parent.send_signal(sig)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while any(_alive(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(p) for p in workers), "workers kept running after their parent was killed"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+        for p in workers:  # only the workers this test started, by pid
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)
