@@ -361,3 +361,22 @@ def test_a_training_run_removes_what_killed_atomic_writes_left(tmp_path):
     with Trainer(config_from_dict(d), resume=True, quiet=True):
         assert not [p for p in run.rglob("*") if p.name.endswith(TEMP_SUFFIX)]
     assert os.listdir(run / "checkpoints")  # the checkpoints themselves are kept
+
+
+def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
+    """init_from is read once, at the start: resuming needs only the checkpoint."""
+    import shutil
+
+    from agents.bundle import save_bundle
+    from agents.network import BalootNet
+    from train.run import run_training
+    from train.trainer import net_spec
+
+    d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
+    d.update(pretrain={"positions": 0}, eval={"every": 0, "promote": False, "final_deals": 2, "final_deal_set": "small"})
+    d["ppo"]["total_steps"] = 128
+    save_bundle(tmp_path / "start", BalootNet(net_spec(config_from_dict(d))), name="start")
+    d["init_from"] = str(tmp_path / "start")
+    run_training(_write_config(tmp_path, d), [], None, quiet=True)
+    shutil.rmtree(tmp_path / "start")
+    assert run_training(None, [], str(tmp_path / "run"), quiet=True)["steps"] == 128

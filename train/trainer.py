@@ -435,7 +435,8 @@ def train_from_args(config: str | None, overrides: list[str], resume: str | None
     """Build the Trainer for ``python -m train`` (fresh from a config, or resuming a run dir)."""
     if resume:
         cfg_path = Path(resume) / "config.yaml"
-        cfg = load_config(cfg_path, [*overrides, f"run_dir={resume}"])
+        # fresh=False: init_from served the run's start; a resumed run does not read it again
+        cfg = load_config(cfg_path, [*overrides, f"run_dir={resume}"], fresh=False)
         return Trainer(cfg, resume=True, quiet=quiet)
     cfg = load_config(config, overrides)
     return Trainer(cfg, quiet=quiet)
