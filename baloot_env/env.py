@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment ``baloot_v0`` (RULES.md R11).
+"""PettingZoo AEC environment ``baloot_v0`` (docs/RULES.md R11).
 
 Spec sheet
 ----------
@@ -13,7 +13,17 @@ the turn stay exactly as they were.
 
 Observations: ``{"observation": float32[OBS_SIZE], "action_mask": int8[42]}`` from the observing
 seat's point of view (``baloot_env.observation.PIECES``; the README table is generated from
-it). The mask is exact (R9) and all zeros for a seat not to act (R11.3).
+it). The mask is exact (R9) and all zeros for a seat not to act (R11.3). Nothing another seat
+holds, nor the stock, is ever in it.
+
+State (``state()``, ``state_space``): the full-information vector a centralised critic reads,
+never an agent: ``Box(0, 1, (STATE_SIZE,), float32)`` laid out by
+``baloot_env.observation.STATE_PIECES``:
+  - ``observation`` (OBS_SIZE): seat 0's observation, whose relative seats are the absolute ones;
+  - ``hand_seat_0`` ... ``hand_seat_3`` (4 x 32): every seat's current cards (R1.2 ids);
+  - ``stock_order`` (32): while the contract is being called, (position + 1) / 11 of each card
+    still in the stock, in the order it will be dealt (R2.3); zeros once dealt;
+  - ``to_act`` (4): one-hot absolute seat to act, zeros when the hand is over.
 
 Rewards (partners equal, opponents the negative):
   - ``reward="diff"`` (default): when a hand ends, (my team's hand score - theirs) / 44, where 44
@@ -25,15 +35,26 @@ Rewards (partners equal, opponents the negative):
   ends, for the "diff" and "points" modes.
 
 Episodes: ``episode="hand"`` ends after one deal (a thrown-in deal ends it with all scores 0);
-``episode="match"`` plays R8 (target 152 or fixed hands, gahwa, the 99-deal cap).
+``episode="match"`` plays R8 (target 152 or fixed hands, gahwa, the 99-deal cap). Every agent
+terminates together; nothing is truncated.
 
 Arguments: ``env(episode="hand"|"match", rules=RuleConfig(), render_mode=None|"ansi"|"human",
 reward="diff"|"points"|"win", match_bonus=1.0)``. Reset: ``reset(seed=..., options={"deal": d})``
 plays deal ``d`` (R2.4); ``options={"deals": [d, ...]}`` supplies a match's deals in order, then
-deals come from the seed (R11.2). Infos: ``hand_result`` (R11.4) when a hand ends and
-``match_result`` (R11.5) when a match ends; an agent's info is cleared when that agent acts.
+deals come from the seed (R11.2). Other option keys are ignored, as PettingZoo's classic envs
+ignore ``options`` (its ``api_test`` passes ``{"options": 1}``), but with a warning, because a
+misspelt ``"deal"`` would otherwise silently play a random deal. ``np_random`` is the env's
+``numpy.random.Generator``, reseeded by ``reset(seed=...)``; every random deal comes from it.
+Infos: ``hand_result`` (R11.4) when a hand ends and ``match_result`` (R11.5) when a match ends;
+an agent's info is cleared when that agent acts.
 
-Version history: v0, first release (OBS_VERSION 1, ACTION_VERSION 1).
+Rendering: ``render_mode="ansi"``: ``render()`` returns the table as text (every hand shown).
+``render_mode="human"``: the table is printed after ``reset`` and after every step, and
+``render()`` prints it too and returns None (PettingZoo's contract).
+
+Version history: v0, first release (OBS_VERSION 1, ACTION_VERSION 1); ``state()`` (STATE_VERSION
+1), ``np_random`` and the human render mode added without a version bump, since rules,
+observations and rewards are unchanged.
 """
 
 from __future__ import annotations
@@ -52,7 +73,7 @@ from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import BalootError
 from baloot_env.hand import HandState
 from baloot_env.match import MatchState
-from baloot_env.observation import OBS_SIZE, action_mask, encode, match_context
+from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, encode_state, match_context
 from baloot_env.render import render_hand
 from baloot_env.rules import RuleConfig
 
@@ -105,6 +126,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32)
         self._rng = np.random.default_rng()
         self.hand: HandState | None = None
         self.match: MatchState | None = None
@@ -117,6 +139,18 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's random generator: every random deal is drawn from it; ``reset(seed=s)``
+        replaces it with ``numpy.random.default_rng(s)``."""
+        return self._rng
+
+    @np_random.setter
+    def np_random(self, rng: np.random.Generator) -> None:
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"np_random must be a numpy.random.Generator, got {type(rng).__name__}")
+        self._rng = rng
+
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new episode (R11.2). ``options``: ``deal`` or ``deals`` (R2.4)."""
@@ -125,7 +159,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         options = dict(options or {})
         unknown = sorted(set(options) - {"deal", "deals"})
         if unknown:
-            # PettingZoo's api_test passes foreign options, so warn rather than refuse.
+            # PettingZoo's classic envs ignore options and its api_test passes foreign ones, so
+            # accept them; but warn, since a misspelt "deal" would quietly play a random deal.
             gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: 'deal', 'deals'")
         deals: list[Deal] = []
         if "deal" in options:
@@ -143,6 +178,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.infos = {a: {} for a in self.agents}
         self.match = MatchState(self.rules) if self.episode == "match" else None
         self._start_hand()
+        if self.render_mode == "human":
+            self.render()
 
     def _next_deal(self) -> Deal:
         if self._pending_deals:
@@ -165,6 +202,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             "observation": encode(self.hand, seat, match_context(self.match)),
             "action_mask": action_mask(self.hand, seat),
         }
+
+    def state(self) -> np.ndarray:
+        """The full-information state for a centralised critic (``state_space``; the layout is in
+        the module docstring). It reveals every hand and the stock: never give it to an agent."""
+        return encode_state(self.hand, match_context(self.match))
 
     def state_view(self) -> HandState:
         """The engine state (perfect information; for tools and search, not for agents)."""
@@ -190,7 +232,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self.agent_selection = self.possible_agents[self.hand.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def _team_rewards(self, team0_value: float) -> None:
         for a in self.agents:
@@ -226,11 +268,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | None:
+        """Mode "ansi": the table as text; "human": the table printed and None returned (PettingZoo)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
             return None
         score = (self.match.score[0], self.match.score[1]) if self.match is not None else None
-        return render_hand(self.hand, score)
+        text = render_hand(self.hand, score)
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
 
     def close(self) -> None:
         pass

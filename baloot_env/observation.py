@@ -231,3 +231,52 @@ def action_mask(state: HandState, seat: int) -> np.ndarray:
     bits = np.unpackbits(np.frombuffer(legal.to_bytes(6, "little"), dtype=np.uint8), bitorder="little")
     return bits[:42].view(np.int8)
 
+
+# ---------------------------------------------------------------------------- full-information state
+# The state a centralised critic reads (``raw_env.state()``): never given to an agent. It is the
+# observation of seat 0, whose relative seats are the absolute ones (me = seat 0, next = seat 1,
+# partner = seat 2, previous = seat 3), followed by everything hidden from that view: every
+# seat's hand and, while the calling goes on, the order of the undealt stock, which decides who
+# gets which card (R2.3). With these the state fixes the rest of the hand given the actions.
+STATE_VERSION = 1
+STOCK_SIZE = 11  # R2.2
+STATE_PIECES = (
+    Piece("observation", OBS_SIZE, "the observation of seat 0 (relative seats = absolute seats)"),
+    Piece("hand_seat_0", 32, "cards in seat 0's hand now (R1.2 card ids)"),
+    Piece("hand_seat_1", 32, "cards in seat 1's hand now"),
+    Piece("hand_seat_2", 32, "cards in seat 2's hand now"),
+    Piece("hand_seat_3", 32, "cards in seat 3's hand now"),
+    Piece("stock_order", 32, "per card still in the undealt stock, (position + 1) / 11 in dealing order (R2.2, R2.3); zeros once dealt"),
+    Piece("to_act", 4, "one-hot absolute seat to act; zeros when the hand is over"),
+)  # fmt: skip
+STATE_SIZE = sum(p.size for p in STATE_PIECES)
+_STATE_OFFSETS: dict[str, int] = {}
+_off = 0
+for _p in STATE_PIECES:
+    _STATE_OFFSETS[_p.name] = _off
+    _off += _p.size
+
+
+def state_slice(name: str) -> slice:
+    """The slice of the state vector that holds piece ``name`` (``STATE_PIECES``)."""
+    start = _STATE_OFFSETS[name]
+    return slice(start, start + next(p.size for p in STATE_PIECES if p.name == name))
+
+
+def encode_state(state: HandState, match: MatchContext | None = None) -> np.ndarray:
+    """The full-information state (float32, length ``STATE_SIZE``, values in [0, 1]).
+
+    For centralised critics and tools only: it shows every hand and the stock, which no seat
+    may see (R2.2), so it must never reach an agent's policy.
+    """
+    out = np.zeros(STATE_SIZE, dtype=np.float32)
+    out[:OBS_SIZE] = encode(state, 0, match)
+    start = _STATE_OFFSETS["hand_seat_0"]
+    out[start : start + 128] = np.unpackbits(np.array(state.hands, dtype="<u4").view(np.uint8), bitorder="little")
+    if state.phase == BIDDING:  # the stock is dealt when the contract is settled (R2.3)
+        base = _STATE_OFFSETS["stock_order"]
+        for position, card in enumerate(state.deal.stock):
+            out[base + card] = (position + 1) / STOCK_SIZE
+    if state.phase != DONE:
+        out[_STATE_OFFSETS["to_act"] + state.to_act] = 1.0
+    return out

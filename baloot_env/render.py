@@ -1,4 +1,8 @@
-"""Readable text rendering of a hand (``render_mode="ansi"``): bids, contract, trick, scores."""
+"""Readable text rendering of a hand: bids, contract, trick, scores.
+
+The env returns this text in ``render_mode="ansi"`` and prints it in ``render_mode="human"``
+(``baloot_env.env``); both show every hand, as an observer at the table would see it.
+"""
 
 from __future__ import annotations
 

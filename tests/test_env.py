@@ -3,18 +3,33 @@
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import pickle
 import random
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from baloot_env import IllegalActionError, RuleConfig, env, raw_env
-from baloot_env.deal import random_deal
-from baloot_env.hand import HandState
-from baloot_env.observation import OBS_SIZE, PIECES, action_mask, encode, piece_slice
+from baloot_env.deal import parse_deal, random_deal
+from baloot_env.hand import BIDDING, HandState
+from baloot_env.observation import (
+    OBS_SIZE,
+    PIECES,
+    STATE_PIECES,
+    STATE_SIZE,
+    action_mask,
+    encode,
+    match_context,
+    piece_slice,
+    state_slice,
+)
+
+# The module, not the function of the same name that pettingzoo.test exports.
+pz_state_test = importlib.import_module("pettingzoo.test.state_test")
 
 SUN_DEAL = {  # seat 1 (dealer's right) says sun at once
     "dealer": 0,
@@ -395,3 +410,139 @@ def test_refused_actions_leave_the_env_exactly_as_it_was(episode, reward):
     assert checks > 50
     if episode == "match":
         assert after_hand_end >= 6 and with_pending_reward >= 3, (after_hand_end, with_pending_reward)
+
+
+# ---------------------------------------------------------------- PettingZoo conventions (issue 11)
+def test_pettingzoo_render_test(capsys):
+    """PettingZoo's render_test: "ansi" returns the text, "human" prints it and returns None."""
+    render_test(env)
+    assert "contract:" in capsys.readouterr().out  # human mode printed the table
+
+
+def test_human_render_prints_after_reset_and_each_step_and_returns_none(capsys):
+    e = env(render_mode="human")
+    e.reset(options={"deal": SUN_DEAL})
+    assert "contract: not settled" in capsys.readouterr().out
+    e.step(37)
+    assert "SUN by seat 1" in capsys.readouterr().out
+    assert e.render() is None
+    assert "SUN by seat 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_pettingzoo_parallel_conversion(episode):
+    """The turn-based conversion (one agent acts per parallel step) passes PettingZoo's tests.
+
+    (Not ``parallel_seed_test``: it samples actions without the mask, and an illegal action
+    raises here, R9.)"""
+    parallel_api_test(turn_based_aec_to_parallel(env(episode=episode)), num_cycles=300)
+    par = turn_based_aec_to_parallel(env(episode=episode))
+    pz_state_test.test_parallel_env(par)
+    assert par.state_space == env().state_space
+
+
+def _state_trajectory(episode: str, seed: int):
+    """(env, state) after reset and after each live step of one random episode."""
+    e = env(episode=episode)
+    e.reset(seed=seed)
+    rng = random.Random(seed)
+    yield e, e.state()
+    for _agent in e.agent_iter(3000):
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        yield e, e.state()
+
+
+def test_state_space_shape_dtype_bounds():
+    e = env()
+    pz_state_test.test_state_space(e)
+    assert e.state_space.shape == (STATE_SIZE,) and e.state_space.dtype == np.float32
+    assert sum(p.size for p in STATE_PIECES) == STATE_SIZE == OBS_SIZE + 4 * 32 + 32 + 4
+    checked = 0
+    for episode, seed in [("hand", 0), ("hand", 1), ("match", 2)]:
+        for _e, state in _state_trajectory(episode, seed):
+            assert state.dtype == np.float32 and state.shape == (STATE_SIZE,)
+            assert e.state_space.contains(state)
+            checked += 1
+    assert checked > 100
+
+
+def test_state_reveals_every_hand_and_the_stock():
+    """state() = seat 0's observation + every hand + the undealt stock's order + the seat to act."""
+    seen_bidding = seen_dealt = 0
+    for episode, seed in [("hand", 3), ("match", 4)]:
+        for e, state in _state_trajectory(episode, seed):
+            hand = e.unwrapped.hand
+            np.testing.assert_array_equal(
+                state[state_slice("observation")], encode(hand, 0, match_context(e.unwrapped.match))
+            )
+            for seat in range(4):
+                want = [c for c in range(32) if hand.hands[seat] >> c & 1]
+                assert np.flatnonzero(state[state_slice(f"hand_seat_{seat}")]).tolist() == want
+            stock = state[state_slice("stock_order")]
+            if hand.phase == BIDDING:
+                order = [int(c) for c in np.argsort(np.where(stock > 0, stock, 2.0))[: len(hand.deal.stock)]]
+                assert order == list(hand.deal.stock)
+                assert stock[list(hand.deal.stock)] == pytest.approx([(i + 1) / 11 for i in range(11)])
+                seen_bidding += 1
+            else:
+                assert not stock.any()
+                seen_dealt += 1
+            to_act = state[state_slice("to_act")]
+            assert to_act.tolist() == ([0.0] * 4 if hand.done else [float(s == hand.to_act) for s in range(4)])
+    assert seen_bidding > 5 and seen_dealt > 50
+
+
+def test_state_differs_where_observations_do_not():
+    """Seats 0 and 2 swap a hidden card: the observations of seats 1 and 3 stay the same (nothing
+    leaks), while state() shows the difference."""
+    e = env()
+    e.reset(options={"deal": SUN_DEAL})
+    e.step(37)  # seat 1 says sun; the stock is dealt (R2.3)
+    u = e.unwrapped
+    before = e.state()
+    observations = [e.observe(a)["observation"] for a in e.possible_agents]
+    # seat 0 and seat 2 exchange one card each; seat 1 and seat 3 cannot tell
+    x = next(c for c in range(32) if u.hand.hands[0] >> c & 1)
+    y = next(c for c in range(32) if u.hand.hands[2] >> c & 1)
+    u.hand.hands[0] ^= (1 << x) | (1 << y)
+    u.hand.hands[2] ^= (1 << x) | (1 << y)
+    after = e.state()
+    for seat in (1, 3):
+        np.testing.assert_array_equal(e.observe(f"player_{seat}")["observation"], observations[seat])
+    assert not np.array_equal(before[state_slice("hand_seat_2")], after[state_slice("hand_seat_2")])
+    np.testing.assert_array_equal(before[state_slice("hand_seat_1")], after[state_slice("hand_seat_1")])
+
+
+def test_np_random_is_the_seeded_generator_of_the_deals():
+    e1, e2 = env(), env()
+    e1.reset(seed=5)
+    e2.reset(seed=5)
+    assert isinstance(e1.np_random, np.random.Generator)
+    assert e1.np_random.bit_generator.state == e2.np_random.bit_generator.state
+    assert e1.np_random.integers(1 << 30, size=8).tolist() == e2.np_random.integers(1 << 30, size=8).tolist()
+    e3 = env()
+    e3.reset(seed=6)
+    assert e3.np_random.bit_generator.state != np.random.default_rng(5).bit_generator.state
+    # every random deal is drawn from np_random: a generator set by hand deals what the seed deals
+    first_deal = random_deal(np.random.default_rng(5))
+    e4 = raw_env()
+    e4.np_random = np.random.default_rng(5)
+    e4.reset()
+    assert e4.hand.deal == first_deal
+    e4.reset(seed=5)
+    assert e4.hand.deal == first_deal
+    with pytest.raises(TypeError, match="np_random"):
+        e4.np_random = random.Random(5)
+
+
+def test_unknown_reset_options_are_ignored_with_a_warning():
+    """As PettingZoo's classic envs, foreign options do not stop a reset; unlike them, a warning
+    names the ignored keys, since a misspelt "deal" would otherwise play a random deal."""
+    e = env()
+    with pytest.warns(UserWarning, match=r"ignoring unknown reset options \['dael'\]"):
+        e.reset(seed=0, options={"dael": SUN_DEAL})
+    assert e.unwrapped.hand.deal != parse_deal(SUN_DEAL)
