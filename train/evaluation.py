@@ -19,6 +19,7 @@ from eval.deals import load_named
 from eval.promote import PromotionConfig, PromotionError, promote, read_pointer
 from eval.report import summarize, write_json_atomic
 from eval.runner import run_duplicate
+from eval.stats import ALPHA
 from train.checkpoint import CheckpointError
 
 POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
@@ -60,10 +61,38 @@ def ensure_pointer(run_dir: Path, initial: str = "heuristic") -> Path:
     return pointer
 
 
+def planned_evaluations(total_steps: int, rollout: int, every: int) -> int:
+    """How many periodic evaluations a run makes: the trainer's schedule, replayed.
+
+    PPO stops at the first whole rollout at or past ``total_steps``; after each update an
+    evaluation is due when the decisions so far reach ``next_eval``, which then moves on by
+    ``every`` (``Trainer._after_update``).
+    """
+    if every <= 0 or total_steps <= 0:
+        return 0
+    updates = -(-total_steps // rollout)  # ceil
+    count, next_eval = 0, every
+    for k in range(1, updates + 1):
+        if k * rollout >= next_eval:
+            count += 1
+            next_eval += every
+    return count
+
+
+def promotion_alpha_per_test(run_alpha: float, planned: int) -> float:
+    """The share of the run's false-promotion rate that each of its ``planned`` tests may spend.
+
+    Bonferroni: with ``run_alpha / k`` per test, the chance that any of the k tests promotes a
+    candidate no better than the champion is at most ``run_alpha``.
+    """
+    return run_alpha / max(planned, 1)
+
+
 def try_promotion(
-    candidate: Path, run_dir: Path, step: int, deal_set: str, deals: int, seed: int, workers: int
-) -> dict[str, Any]:
-    """Run the evaluation issue's promotion rule for a checkpoint's bundle.
+    candidate: Path, run_dir: Path, step: int, deal_set: str, deals: int, seed: int, workers: int,
+    alpha: float = ALPHA,
+) -> dict[str, Any]:  # fmt: skip
+    """Run the promotion rule (``eval.promote``) for a checkpoint's bundle at error rate ``alpha``.
 
     The candidate is first copied to ``run_dir/champions/step_<N>`` so that the pointer names a
     folder that will not change. Returns the history entry (``promoted`` tells the outcome).
@@ -77,7 +106,7 @@ def try_promotion(
     shutil.copytree(candidate, stable)
     try:
         entry = promote(PromotionConfig(candidate=str(stable), champion=str(pointer), deal_set=deal_set,
-                                        deals=deals, seed=seed, workers=workers))  # fmt: skip
+                                        deals=deals, seed=seed, workers=workers, alpha=alpha))  # fmt: skip
     except PromotionError:
         shutil.rmtree(stable, ignore_errors=True)
         raise

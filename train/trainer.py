@@ -311,7 +311,13 @@ class Trainer:
         opponent pool as a champion.
         """
         from eval.promote import read_pointer
-        from train.evaluation import ensure_pointer, evaluate_bundle, try_promotion
+        from train.evaluation import (
+            ensure_pointer,
+            evaluate_bundle,
+            planned_evaluations,
+            promotion_alpha_per_test,
+            try_promotion,
+        )
 
         e = self.cfg.eval
         bundle = self.export_bundle(self.run_dir / "bundles" / "current")
@@ -333,7 +339,10 @@ class Trainer:
 
         promoting = e.promote and not final
         if promoting:  # the promotion match is also the evaluation against the champion
-            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers)
+            # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
+            planned = planned_evaluations(self.cfg.ppo.total_steps, self.cfg.ppo.n_envs * self.cfg.ppo.n_steps, e.every)
+            alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
+            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
             record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
                    | {"opponent": champion_spec, "date": entry["when"]}, champion_spec)  # fmt: skip
             self.model.logger.record("eval/promoted", float(entry["promoted"]))
