@@ -9,6 +9,7 @@ Run: ``.venv/bin/python benchmarks/train_speed.py [--steps 65536] [--threads 1 2
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
@@ -26,11 +27,17 @@ def measure(steps: int, threads: int, overrides: list[str]) -> float:
                                                    "pretrain.positions=0", "eval.every=0",
                                                    f"ppo.total_steps={steps}", f"checkpoint_every={10 * steps}"])  # fmt: skip
         trainer = Trainer(cfg, quiet=True)
-        start = time.perf_counter()
-        trainer.model.learn(total_timesteps=steps)
-        return steps / (time.perf_counter() - start)
+        try:
+            start = time.perf_counter()
+            trainer.model.learn(total_timesteps=steps)
+            return steps / (time.perf_counter() - start)
+        finally:
+            trainer.close()  # releases the run-dir lock
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+        for leftover in (f"{run_dir}.lock", f"{run_dir}.lock.holder"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
 
 
 def main() -> None:
