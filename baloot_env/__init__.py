@@ -1,9 +1,17 @@
-"""baloot_env: the Baloot rules engine (RULES.md) and its PettingZoo environment.
+"""baloot_env: the Baloot rules engine (docs/RULES.md) and its PettingZoo environment.
 
-The engine (``cards``, ``deal``, ``rules``, ``hand``, ``projects``, ``scoring``, ``match``)
-imports only the standard library; the environment (``env``, ``observation``, ``render``) adds
-numpy, gymnasium and pettingzoo.
+The engine (``cards``, ``deal``, ``rules``, ``hand``, ``projects``, ``scoring``, ``results``,
+``match``) imports only the standard library, and so does this package: ``import baloot_env``
+or ``import baloot_env.hand`` works without numpy, gymnasium or pettingzoo. The environment
+(``env``, ``raw_env``, ``REWARD_SCALE``: gymnasium and pettingzoo) and the observation constants
+(``OBS_SIZE``, ``OBS_VERSION``: numpy) are imported on first use.
 """
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Any
 
 from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_name
 from baloot_env.cards import card_name, cards_of, mask_of, parse_card
@@ -15,15 +23,58 @@ from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HandScore, convert_raw, score_hand
 
+# The environment's versioned name. Defined here rather than in ``env`` so that policy bundles,
+# which record it, load without gymnasium and pettingzoo. Bump with rules, observations or
+# rewards (STYLE: baloot_v0 -> v1).
+ENV_NAME = "baloot_v0"
+
+# Names imported on first use, by the module that defines them.
+_LAZY = {
+    "env": "baloot_env.env",
+    "raw_env": "baloot_env.env",
+    "REWARD_SCALE": "baloot_env.env",
+    "OBS_SIZE": "baloot_env.observation",
+    "OBS_VERSION": "baloot_env.observation",
+}
+
 __all__ = [
     "ACTION_VERSION", "NUM_ACTIONS", "BIDDING", "DOUBLING", "PLAY", "DONE",
     "BalootError", "Deal", "DealError", "HandResult", "HandScore", "HandState",
     "IllegalActionError", "MatchResult", "MatchState", "RuleConfig", "RuleConfigError",
     "StateError", "action_name", "card_name", "cards_of", "convert_raw", "mask_of",
     "parse_card", "parse_deal", "random_deal", "score_hand",
+    "ENV_NAME", "OBS_SIZE", "OBS_VERSION", "REWARD_SCALE", "env", "raw_env",
 ]  # fmt: skip
 
-from baloot_env.env import ENV_NAME, REWARD_SCALE, env, raw_env  # noqa: E402
-from baloot_env.observation import OBS_SIZE, OBS_VERSION  # noqa: E402
 
-__all__ += ["ENV_NAME", "OBS_SIZE", "OBS_VERSION", "REWARD_SCALE", "env", "raw_env"]
+def __getattr__(name: str) -> Any:
+    # The environment needs gymnasium and pettingzoo, the observation numpy: import them only
+    # when asked, so that the engine stays usable where they are not installed.
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later lookups skip this function
+        return value
+    raise AttributeError(f"module 'baloot_env' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+class _Package(types.ModuleType):
+    """The package's module type: ``baloot_env.env`` stays the factory function.
+
+    The factory shares its name with the submodule ``baloot_env.env``, and importing a submodule
+    binds it on the package. Without this, ``from baloot_env.env import raw_env`` followed by
+    ``from baloot_env import env`` would hand out the module instead of the factory.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "env" and isinstance(value, types.ModuleType):
+            value = value.env  # the import system binding the submodule: keep the factory
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -67,6 +67,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from baloot_env import ENV_NAME  # defined in the package, so that bundles need no gymnasium
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS
 from baloot_env.deal import Deal, parse_deal, random_deal
@@ -77,7 +78,6 @@ from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, en
 from baloot_env.render import render_hand
 from baloot_env.rules import RuleConfig
 
-ENV_NAME = "baloot_v0"
 REWARD_SCALE = 44.0  # a Sun kaboot (R7.6): ordinary hands land in [-1, 1]
 REWARD_MODES = ("diff", "points", "win")
 EPISODES = ("hand", "match")
