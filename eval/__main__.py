@@ -98,8 +98,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of every hand's agent randomness (>= 0, default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes, >= 1 (results do not depend on it)")
     p.add_argument("--torch-threads", type=int, default=DEFAULT_TORCH_THREADS, metavar="N",
-                   help="torch threads per evaluating process (default 1: measured fastest with identical "
-                        "results, see benchmarks/eval_threads.py)")  # fmt: skip
+                   help="torch threads per evaluating process (default 1: identical results, and "
+                        "workers do not fight for the cores; benchmarks/eval_threads.py)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

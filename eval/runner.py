@@ -7,9 +7,10 @@ workers or the order in which tasks finish. Workers are started with the ``spawn
 which is safe on every platform and with any threads in the parent.
 
 Threads: every evaluating process (each worker, and this process when it plays itself) runs
-torch on ``torch_threads`` threads, 1 by default: a policy bundle evaluates 2.5-10x faster than
-with torch's default (one thread per core, fighting the other workers for the cores), with
-identical results (``benchmarks/eval_threads.py``).
+torch on ``torch_threads`` threads, 1 by default. A policy decides on batches of one, which
+extra threads do not speed up; torch's default (one thread per core in every process) makes the
+workers fight each other for the cores. The results are identical either way; measured by
+``benchmarks/eval_threads.py`` (docs/BENCHMARKS.md).
 
 Workers stop with their parent: on Linux each asks the kernel for SIGTERM when the parent dies
 (``prctl(PR_SET_PDEATHSIG)``, so even a SIGKILLed parent takes them along); elsewhere a thread

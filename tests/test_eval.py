@@ -236,3 +236,51 @@ def test_killing_the_parent_stops_its_workers(sig):
         for p in workers:  # only the workers this test started, by pid
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------------- torch threads
+CHAMPION = str(ROOT / "policies" / "champion")
+
+
+def test_an_evaluation_in_this_process_runs_torch_on_the_asked_threads_then_restores_them(small, monkeypatch):
+    """One thread by default while the deals are played; the caller's own count (a trainer's) comes back."""
+    import torch
+
+    import eval.runner as runner
+
+    seen: list[int] = []
+    play = runner.play_deal
+
+    def spy(*args, **kwargs):
+        seen.append(torch.get_num_threads())
+        return play(*args, **kwargs)
+
+    monkeypatch.setattr(runner, "play_deal", spy)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(3)
+        one = run_duplicate(CHAMPION, "heuristic", small.head(3), matches=False)
+        assert seen and set(seen) == {1}
+        assert torch.get_num_threads() == 3
+        seen.clear()
+        two = run_duplicate(CHAMPION, "heuristic", small.head(3), matches=False, torch_threads=2)
+        assert set(seen) == {2} and torch.get_num_threads() == 3
+        assert one.records == two.records  # threads change the speed, not the result
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_each_pool_worker_runs_torch_on_the_asked_threads():
+    """The worker initializer sets the count after the agents are built (a bundle's loader sets its own)."""
+    code = (
+        "import os, torch\n"
+        "torch.set_num_threads(4)\n"
+        "from eval.runner import _worker_init\n"
+        f"_worker_init(os.getppid(), 1, {CHAMPION!r}, 'heuristic', [], 0, {{}})\n"
+        "first = torch.get_num_threads()\n"
+        f"_worker_init(os.getppid(), 3, {CHAMPION!r}, 'heuristic', [], 0, {{}})\n"
+        "print(first, torch.get_num_threads())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "3"]
