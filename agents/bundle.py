@@ -350,9 +350,9 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
         threads: once the bundle is verified, ``torch.set_num_threads(threads)`` for this
             process; None leaves torch's setting alone (a trainer that chose its own count).
             One by default because a policy decides on small batches, where extra threads only
-            add synchronisation: on the project's 2-core machine, evaluating a bundle with
-            torch's default thread count was 2.5-10x slower, with identical results (issue 10);
-            and evaluation workers running side by side would fight each other for the cores.
+            add synchronisation, and evaluation workers running side by side would otherwise
+            fight each other for the cores. Results are identical either way; on a 2-core
+            machine the speed was the same too (docs/BENCHMARKS.md, ``eval_threads.py``).
 
     Returns:
         A ``PolicyAgent`` (``act(view)``, ``act(observation, mask)``, ``act_arrays(obs, masks)``).
