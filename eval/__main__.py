@@ -161,7 +161,6 @@ def run_rules() -> dict:
 
 
 def promote_main(argv: list[str]) -> int:
-    import eval.runner
 
     p = OneLineParser(
         prog="python -m eval promote",
@@ -181,15 +180,13 @@ def promote_main(argv: list[str]) -> int:
     cfg = PromotionConfig(
         candidate=args.candidate, champion=args.champion, pointer=args.pointer, history=args.history,
         deal_set=args.deal_set, deals=args.deals, seed=args.seed, workers=args.workers, looks=args.looks,
-        progress=not args.quiet,
+        progress=not args.quiet, torch_threads=args.torch_threads,
     )  # fmt: skip
     champion, pointer, history = resolve_champion(cfg)
     _check_agents([args.candidate], "--candidate")
     _check_agents([champion], "--champion")
     check_output_path(pointer, "--pointer")
     check_output_path(history, "--history")
-    # PromotionConfig has no thread setting: the runner's default serves this process.
-    eval.runner.DEFAULT_TORCH_THREADS = args.torch_threads
     entry = promote(cfg)
     lo, hi = entry["ci95"]
     verdict = "PROMOTED" if entry["promoted"] else "NOT PROMOTED (champion unchanged)"

@@ -69,6 +69,7 @@ class PromotionConfig:
     looks: int = 4
     progress: bool = False
     alpha: float = ALPHA
+    torch_threads: int | None = None  # per evaluating process; None: the runner's default (one)
 
 
 def read_pointer(path: str | os.PathLike) -> dict[str, Any] | None:
@@ -143,7 +144,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     for k in range(1, cfg.looks + 1):
         run = run_duplicate(
             cfg.candidate, spec, ds, seed=cfg.seed, workers=cfg.workers, lo=bounds[k - 1], hi=bounds[k],
-            matches=False, progress=cfg.progress,
+            matches=False, progress=cfg.progress, torch_threads=cfg.torch_threads,
         )  # fmt: skip
         d += [r.d for r in run.records]
         decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
