@@ -13,12 +13,13 @@ folder is created.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 from eval.__main__ import InputError, OneLineParser, check_output_dir, one_line
 from train.checkpoint import CheckpointError, latest_checkpoint
-from train.config import ConfigError, load_config
+from train.config import ConfigError, config_help, load_config
 
 DEFAULT_CONFIG = "configs/default.yaml"
 RESUME_HELP = (
@@ -53,8 +54,10 @@ def main(argv: list[str] | None = None) -> int:
         from train.distill import main as distill_main
 
         return distill_main(argv[1:])
-    parser = OneLineParser(prog="python -m train", description="PPO self-play for Baloot.")
-    parser.add_argument("--config", help=f"YAML config ({DEFAULT_CONFIG} if omitted)", default=None)
+    parser = OneLineParser(prog="python -m train", description="PPO self-play for Baloot.", epilog=config_help(),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--config", default=None,
+                        help=f"YAML config ({DEFAULT_CONFIG} if omitted; keys it leaves out take the defaults below)")  # fmt: skip
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set ppo.total_steps=50000 (repeatable)")  # fmt: skip
     parser.add_argument("--resume", metavar="RUN_DIR", help=RESUME_HELP)

@@ -1,15 +1,27 @@
 """Typed training configuration: frozen dataclasses filled from YAML, overridable on the command line.
 
-``load_config(path, overrides)`` reads ``configs/*.yaml``; unknown keys are an error naming the
-key and the section; ``--set section.key=value`` overrides parse as YAML scalars. The resolved
-config is saved with every run (``config.yaml`` in the run directory).
+The dataclass defaults *are* the main job's recipe, ``configs/default.yaml`` (a test holds them
+equal field by field), so ``load_config(None)`` or a partial YAML file gets that recipe. Every
+field carries its meaning (``metadata["help"]``); ``python -m train --help`` lists every key with
+its default and meaning from there (``config_help``), so the help, the dataclasses and the YAML
+cannot drift apart.
+
+``load_config(path, overrides)`` reads a YAML file (``configs/default.yaml`` and
+``configs/strong.yaml`` also ship inside the package, ``train/configs/``, and are found there when
+the relative path does not exist); unknown keys are an error naming the key and the section;
+``--set section.key=value`` overrides parse as YAML scalars. The resolved config is saved with
+every run (``config.yaml`` in the run directory).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -20,104 +32,156 @@ class ConfigError(ValueError):
     """A config file or override that does not fit the schema."""
 
 
+def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
+    """A dataclass field with its default and its meaning (read by ``config_help``)."""
+    if isinstance(default, dict):
+        return field(default_factory=lambda: dict(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass(frozen=True)
 class NetConfig:
     """The policy network: shared trunk, card-play head, bidding head, value head."""
 
-    trunk: tuple[int, ...] = (256, 256)
-    head_hidden: int = 128
-    value_hidden: tuple[int, ...] = (128,)
-    privileged_critic: bool = False  # the value head also sees all four hands (training only)
+    trunk: tuple[int, ...] = _f((256, 256), "widths of the shared trunk's hidden layers")
+    head_hidden: int = _f(128, "width of the hidden layer of the card-play head and of the bidding head")
+    value_hidden: tuple[int, ...] = _f((128,), "widths of the value head's hidden layers")
+    privileged_critic: bool = _f(True, "the value head also sees all four hands (training only; the policy never does)")
 
 
 @dataclass(frozen=True)
 class PPOConfig:
     """MaskablePPO hyper-parameters (sb3-contrib names)."""
 
-    n_envs: int = 32
-    n_steps: int = 128
-    batch_size: int = 512
-    n_epochs: int = 4
-    learning_rate: float = 3e-4
-    gamma: float = 1.0
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    total_steps: int = 300_000  # learner decisions
+    n_envs: int = _f(128, "self-play games stepped together")
+    n_steps: int = _f(32, "learner decisions per game per rollout (a rollout is n_envs * n_steps)")
+    batch_size: int = _f(1024, "minibatch size of a PPO update, in [2, n_envs * n_steps]")
+    n_epochs: int = _f(4, "passes over each rollout")
+    learning_rate: float = _f(5e-5, "Adam step size")
+    gamma: float = _f(1.0, "discount per learner decision")
+    gae_lambda: float = _f(0.95, "GAE lambda")
+    clip_range: float = _f(0.2, "PPO clipping of the probability ratio")
+    ent_coef: float = _f(0.003, "weight of the entropy bonus")
+    vf_coef: float = _f(0.5, "weight of the value loss")
+    max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
+    total_steps: int = _f(1_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
+
+
+REWARDS = ("diff", "points", "win")  # env.reward, as baloot_v0's reward argument
 
 
 @dataclass(frozen=True)
 class EnvConfig:
     """The games the learner plays."""
 
-    episode: str = "hand"  # "hand" or "match"
-    reward_scale: float = 44.0  # hand score difference / scale, as in baloot_v0
-    match_bonus: float = 1.0  # match episodes: + winner / - loser at the end
-    rules: dict = field(default_factory=dict)  # RuleConfig fields; empty = RULES.md defaults
+    episode: str = _f("hand", "'hand' (one deal a game) or 'match' (R8, to 152)")
+    reward: str = _f("diff", "'diff': hand score difference / reward_scale; 'points': unscaled; 'win': +-1 at the end")
+    reward_scale: float = _f(44.0, "the hand score difference is divided by this, as in baloot_v0 (44 = a Sun kaboot)")
+    match_bonus: float = _f(1.0, "match episodes: added for the winner, subtracted for the loser at the end")
+    rules: dict = _f({}, "RuleConfig fields (variants V1-V9); {} = the RULES.md defaults")
 
 
 @dataclass(frozen=True)
 class OpponentConfig:
     """Mixing weights of the opponent pool and how it is refreshed."""
 
-    self_weight: float = 0.5  # recent snapshots of the learner
-    champion_weight: float = 0.1  # past champions
-    heuristic_weight: float = 0.3
-    random_weight: float = 0.1
-    snapshot_every: int = 20_000  # learner decisions between snapshots
-    pool_size: int = 8  # recent snapshots kept
+    self_weight: float = _f(0.3, "weight of recent snapshots of the learner")
+    champion_weight: float = _f(0.1, "weight of past champions")
+    heuristic_weight: float = _f(0.5, "weight of the rule-based heuristic agent")
+    random_weight: float = _f(0.1, "weight of the random agent")
+    snapshot_every: int = _f(50_000, "learner decisions between snapshots of the learner")
+    pool_size: int = _f(8, "recent snapshots kept")
 
 
 @dataclass(frozen=True)
 class EvalConfig:
     """Periodic duplicate evaluation and promotion."""
 
-    every: int = 100_000  # learner decisions between evaluations (0: only at the end)
-    deal_set: str = "small"
-    deals: int = 64
-    final_deal_set: str = "standard960"
-    final_deals: int = 960
-    workers: int = 1
-    promote: bool = True
-    # The false-promotion rate the whole run spends over all its promotion tests (each test gets
-    # a share, so that the chance of any false promotion in the run stays at most this); in (0, 0.5).
-    promotion_alpha: float = 0.025
+    every: int = _f(250_000, "learner decisions between evaluations (0: only the final one)")
+    deal_set: str = _f("dev960", "deal set of the periodic evaluations and promotion tests (a development set)")
+    deals: int = _f(192, "deals of deal_set played per periodic evaluation")
+    final_deal_set: str = _f("test960", "deal set of the final report")
+    final_deals: int = _f(960, "deals of final_deal_set played in the final report")
+    workers: int = _f(2, "processes playing evaluation games")
+    promote: bool = _f(True, "test the policy against the champion at each evaluation and promote it when better")
+    # Each test gets a share, so the chance of any false promotion in the run stays at most this.
+    promotion_alpha: float = _f(0.025, "the false-promotion rate a whole run spends over its tests, in (0, 0.5)")
 
 
 @dataclass(frozen=True)
 class PretrainConfig:
     """Behaviour-cloning warm start from a teacher agent (``train.pretrain``); ``positions: 0`` is off."""
 
-    positions: int = 200_000
-    epochs: int = 4
-    batch_size: int = 512
-    learning_rate: float = 1e-3
-    value_weight: float = 0.5
-    random_share: float = 0.1  # share of moves played at random while collecting
-    teacher: str = "heuristic"  # the agent imitated (an agent spec: "heuristic", "search", a file)
-    workers: int = 1  # processes labelling positions (a search teacher is slow)
-    soft_temperature: float = 0.0  # > 0: searched card choices teach softmax(value / T), T in game points
-    augment: bool = False  # rename the suits of each position at random (train.augment; R1 is suit-symmetric)
+    positions: int = _f(600_000, "positions of teacher self-play imitated (0: no warm start)")
+    epochs: int = _f(5, "passes over the positions")
+    batch_size: int = _f(512, "minibatch size")
+    learning_rate: float = _f(1e-3, "Adam step size")
+    value_weight: float = _f(0.5, "weight of the value loss (hand outcomes) beside the imitation loss")
+    random_share: float = _f(0.1, "share of moves played at random while collecting")
+    teacher: str = _f("heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file)")
+    workers: int = _f(2, "processes labelling positions (a search teacher is slow)")
+    soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
+    augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything ``python -m train`` needs; one seed drives every random choice."""
 
-    seed: int = 0
-    run_dir: str = "runs/default"
-    torch_threads: int = 1  # measured faster than 2 on this 2-core machine (docs/BENCHMARKS.md)
-    checkpoint_every: int = 50_000  # learner decisions
-    log_every: int = 10_000
-    init_from: str = ""  # a policy bundle whose weights start the network (same architecture); "" = fresh
+    seed: int = _f(0, "the one seed behind every random choice of the run")
+    run_dir: str = _f("runs/default", "folder of checkpoints, logs, bundles and the resolved config.yaml")
+    torch_threads: int = _f(1, "torch threads (1 measured faster than 2 on a 2-core machine, docs/BENCHMARKS.md)")
+    checkpoint_every: int = _f(100_000, "learner decisions between checkpoints")
+    log_every: int = _f(20_000, "learner decisions between progress lines")
+    init_from: str = _f("", "a policy bundle whose weights start the network (same architecture); '' = fresh")
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+
+
+def iter_fields(cls: type = TrainConfig, prefix: str = "") -> Iterator[tuple[str, Any, str]]:
+    """``(dotted key, default, meaning)`` of every leaf field, in declaration order."""
+    for f in dataclasses.fields(cls):
+        key = f"{prefix}{f.name}"
+        typ = get_type_hints(cls)[f.name]
+        if dataclasses.is_dataclass(typ):
+            yield from iter_fields(typ, key + ".")
+        else:
+            default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+            yield key, default, f.metadata["help"]
+
+
+def show_value(value: Any) -> str:
+    """A default as it is written in YAML and in ``--set``: ``[256, 256]``, ``dev960``, ``''``."""
+    if isinstance(value, tuple):
+        value = list(value)
+    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("\n...").strip()
+
+
+_COLUMN = 40  # where the meanings start in config_help
+
+
+def config_help(width: int = 100) -> str:
+    """Every config key with its default and meaning, by section (the epilog of ``--help``)."""
+    lines = ["config keys (--set KEY=VALUE; the defaults are configs/default.yaml):"]
+    section = None
+    for key, default, meaning in iter_fields():
+        head = key.split(".")[0] if "." in key else None
+        if head != section:
+            section = head
+            cls = get_type_hints(TrainConfig)[head]
+            lines.append(f" {head}: {cls.__doc__.splitlines()[0].replace('``', '')}")
+        left = f"  {key} = {show_value(default)}"
+        text = textwrap.wrap(meaning, width=max(30, width - _COLUMN)) or [""]
+        if len(left) < _COLUMN:
+            lines.append(f"{left:<{_COLUMN}}{text[0]}")
+        else:
+            lines.extend([left, " " * _COLUMN + text[0]])
+        lines.extend(" " * _COLUMN + t for t in text[1:])
+    return "\n".join(lines)
 
 
 def _coerce(value: Any, typ: Any, where: str) -> Any:
@@ -208,7 +272,9 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None, *, 
     """
     data: dict = {}
     if path is not None:
-        p = Path(path)
+        p: Path | Traversable = Path(path)
+        if not p.is_file():
+            p = packaged_config(path) or p
         if not p.is_file():
             raise ConfigError(f"config file {p} does not exist")
         try:
@@ -220,6 +286,17 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None, *, 
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p} must hold a mapping at the top level")
     return config_from_dict(data, overrides, fresh=fresh)
+
+
+def packaged_config(path: str | Path) -> Traversable | None:
+    """The config shipped in the package (``train/configs/NAME.yaml``) that a relative path
+    ``configs/NAME.yaml`` names, when no such file exists here (an installed wheel, another folder).
+    """
+    p = Path(path)
+    if p.is_absolute() or p.exists() or len(p.parts) != 2 or p.parts[0] != "configs":
+        return None
+    shipped = resources.files("train") / "configs" / p.name
+    return shipped if shipped.is_file() else None
 
 
 def _one_line(e: Exception) -> str:
@@ -287,6 +364,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     # --- env
     e = cfg.env
     _need(e.episode in ("hand", "match"), "env.episode", e.episode, "'hand' or 'match'")
+    _need(e.reward in REWARDS, "env.reward", e.reward, " or ".join(repr(r) for r in REWARDS))
     _number("env.reward_scale", e.reward_scale, 0, low_open=True)
     _number("env.match_bonus", e.match_bonus, 0)
     from baloot_env.rules import RuleConfig

@@ -1,0 +1,1 @@
+"""Training: PPO self-play with a warm start (``python -m train``; see README "Training")."""
