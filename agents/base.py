@@ -1,10 +1,14 @@
 """The agent interface: what a seat may know (``PlayerView``) and how an agent answers (``Agent``).
 
 Evaluation, self-play and play against humans all drive agents through this one interface.
-A ``PlayerView`` holds only what the seat may know under the rules: its own cards, the turned
-card (R2.2), every call (R3, R4), every card played (R5), what the play has shown (voids and
-missing trumps, R5.2, R5.4), projects once public (R6.2), the baloot once announced (R6.5) and
-the scores. The cards of the other seats and the stock are never copied into it.
+A ``PlayerView`` holds exactly what the seat may know under the rules: its own cards, the
+turned card (R2.2), every call (R3, R4), every card played (R5), what the play has shown (voids
+and missing trumps, R5.2, R5.4), projects once public (R6.2), the baloot once announced (R6.5),
+the rule variants of the table (public, V1-V9) and the match around the hand (mode, score,
+deals played, hands left, R8). The cards of the other seats and the stock are never copied into
+it, and it keeps no handle to the full state: its observation vector is computed from its own
+fields (``baloot_env.observation.encode_view``), equal bit for bit to the environment's
+``encode(state, seat, context)`` (tests/test_barrier.py).
 
 Legality comes from one place, ``HandState.legal_mask()`` (R9); the view copies that mask.
 """
@@ -19,16 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS, cards_of
+from baloot_env.match import MatchContext
+from baloot_env.rules import RuleConfig
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from baloot_env.driver import Table
     from baloot_env.hand import HandState
     from baloot_env.projects import Project
 
 
 class StaleViewError(RuntimeError):
-    """``PlayerView.observation()`` was asked after the hand had moved on."""
+    """Kept for compatibility: views are snapshots and are never stale now (issue 11)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -36,7 +43,8 @@ class PlayerView:
     """What seat ``seat`` may know at its turn (or at any moment, for observers).
 
     Cards are ids and sets of cards are 32-bit masks (R1.2); actions are R9 ids; trump is -1
-    in Sun or before the contract; caller is -1 before the contract.
+    in Sun or before the contract; caller is -1 before the contract. A view is a snapshot: it
+    stays the view of the moment it was built.
 
     Attributes:
         seat: the seat this view belongs to.
@@ -52,6 +60,7 @@ class PlayerView:
         doubling_calls: (seat, action) of every doubling call so far (R4).
         contract: "hokum", "sun" or None.
         trump, caller, level: the contract's trump suit, caller and level (R4.1).
+        last_raiser: the seat that raised last (R7.1), -1 if none.
         trick_seats, trick_cards: the trick so far, in play order.
         trick_winner: the seat winning the trick so far (-1 before its first card).
         tricks: completed tricks as (leader, cards, winner).
@@ -60,8 +69,13 @@ class PlayerView:
         no_trumps: per seat, trumps it cannot hold (R5.2, R5.4).
         projects: per seat, its declared projects when public (R6.2) or the seat's own.
         baloot_seat: the seat holding the baloot when announced (R6.5) or when it is this seat.
+        baloot_announced: the baloot has been announced (R6.5: both K and Q of trump played).
         tricks_won, raw: per team.
-        match_score: the match score before this hand (R8).
+        rules: the table's rule variants (public, V1-V9).
+        match_mode: "hand" (a single-hand episode), "target" (R8.1) or "hands" (R8.2).
+        match_score: the match score, teams 0 and 1 (before this hand while it runs, R8).
+        deals_played: deals finished in this match (R8.4).
+        hands_left: in hands mode, scored hands still to play (R8.2); 0 otherwise.
     """
 
     seat: int
@@ -79,6 +93,7 @@ class PlayerView:
     trump: int
     caller: int
     level: int
+    last_raiser: int
     trick_seats: tuple[int, ...]
     trick_cards: tuple[int, ...]
     trick_winner: int
@@ -88,26 +103,30 @@ class PlayerView:
     no_trumps: tuple[int, ...]
     projects: tuple[tuple[Project, ...], ...]
     baloot_seat: int
+    baloot_announced: bool
     tricks_won: tuple[int, int]
     raw: tuple[int, int]
+    rules: RuleConfig
+    match_mode: str
     match_score: tuple[int, int]
-    # Private: the state and its step, kept only so that observation() can call the
-    # environment's encoder (which is itself tested not to leak hidden cards).
-    _state: Any = field(default=None, repr=False)
-    _step: int = field(default=-1, repr=False)
-    _cache: dict = field(default_factory=dict, repr=False)
+    deals_played: int
+    hands_left: int
+    _cache: dict = field(default_factory=dict, repr=False)  # the observation, once computed
 
     @classmethod
-    def from_state(cls, state: HandState, seat: int, match_score: tuple[int, int] | None = None) -> PlayerView:
-        """Build the view of ``seat`` from a live ``HandState``.
+    def from_state(cls, state: HandState, seat: int, match: MatchContext | None = None) -> PlayerView:
+        """Copy what ``seat`` may know out of a live ``HandState``.
 
         Args:
             state: the hand.
             seat: the seat whose knowledge to copy (0-3).
-            match_score: the match score; defaults to ``state.match_score``.
+            match: the match around the hand (``Table.context``, ``baloot_env.match.match_context``);
+                None: the hand is played on its own, at the match score it was dealt with.
         """
         if not 0 <= seat < NUM_SEATS:
             raise ValueError(f"seat must be 0-3, got {seat!r}")
+        if match is None:
+            match = MatchContext(score=state.match_score)
         projects = tuple(
             tuple(state.projects[s]) if s == seat or state.projects_public(s) else () for s in range(NUM_SEATS)
         )  # R6.2
@@ -129,6 +148,7 @@ class PlayerView:
             trump=state.trump,
             caller=state.caller,
             level=state.level,
+            last_raiser=state.last_raiser,
             trick_seats=tuple(state.trick_seats),
             trick_cards=tuple(state.trick_cards),
             trick_winner=state.trick_winner,
@@ -138,12 +158,20 @@ class PlayerView:
             no_trumps=tuple(state.no_trumps),
             projects=projects,
             baloot_seat=baloot_seat,
+            baloot_announced=state.baloot_announced,
             tricks_won=(state.tricks_won[0], state.tricks_won[1]),
             raw=(state.raw[0], state.raw[1]),
-            match_score=tuple(match_score) if match_score is not None else state.match_score,
-            _state=state,
-            _step=len(state.history),
+            rules=state.rules,
+            match_mode=match.mode,
+            match_score=(match.score[0], match.score[1]),
+            deals_played=match.deals_played,
+            hands_left=match.hands_left,
         )
+
+    @classmethod
+    def from_table(cls, table: Table, seat: int) -> PlayerView:
+        """The view of ``seat`` at a game driver's table (its hand and match context)."""
+        return cls.from_state(table.hand, seat, table.context)
 
     # ------------------------------------------------------------------ derived
     @property
@@ -165,6 +193,11 @@ class PlayerView:
     def partner(self) -> int:
         return (self.seat + 2) % NUM_SEATS
 
+    @property
+    def context(self) -> MatchContext:
+        """The match around the hand (R8), as the observation encodes it."""
+        return MatchContext(self.match_mode, self.match_score, self.deals_played, self.hands_left)
+
     def public_fields(self) -> dict[str, Any]:
         """Every public attribute as a dict (tests compare views with it)."""
         return {name: getattr(self, name) for name in self.__dataclass_fields__ if not name.startswith("_")}
@@ -173,27 +206,19 @@ class PlayerView:
         """The int8 mask of length 42 (R9, R11.3), from the same legal mask."""
         import numpy as np
 
-        m = self.legal_mask
-        return np.array([(m >> a) & 1 for a in range(NUM_ACTIONS)], dtype=np.int8)
+        bits = np.unpackbits(np.frombuffer(self.legal_mask.to_bytes(6, "little"), dtype=np.uint8), bitorder="little")
+        return bits[:NUM_ACTIONS].view(np.int8)
 
     def observation(self) -> Any:
-        """The environment's observation of this seat (``baloot_env.observation.encode``).
+        """The observation vector of this seat (``baloot_env.observation``, float32[OBS_SIZE]),
+        computed from the view's own fields and cached; the environment gives the same vector
+        for the same situation (``encode(state, seat, context)``)."""
+        obs = self._cache.get("obs")
+        if obs is None:
+            from baloot_env.observation import encode_view  # numpy: imported only when used
 
-        Computed lazily and cached; it must be asked for before the hand moves on.
-
-        Raises:
-            StaleViewError: when the hand has changed since the view was built.
-        """
-        if "obs" not in self._cache:
-            state = self._state
-            if state is None or len(state.history) != self._step:
-                raise StaleViewError(
-                    f"the view of seat {self.seat} was built at step {self._step}; the hand has moved on"
-                )
-            from baloot_env.observation import encode  # the lead's module; imported only when used
-
-            self._cache["obs"] = encode(state, self.seat)
-        return self._cache["obs"]
+            obs = self._cache["obs"] = encode_view(self)
+        return obs
 
 
 class Agent(abc.ABC):

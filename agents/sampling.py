@@ -75,19 +75,25 @@ class WorldSampler:
     """
 
     def __init__(
-        self, view, projects: bool = True, four_aces_hokum: str = "four_hundred", max_tries: int = 200
+        self, view, projects: bool | None = None, four_aces_hokum: str | None = None, max_tries: int = 200
     ) -> None:
         """Count the consistent deals for ``view`` (play or doubling phase, after R2.3).
 
         Args:
             view: the seat's ``PlayerView``; only its public fields are read.
-            projects: the V2 switch (R6.6: with projects off nobody declares any).
-            four_aces_hokum: the V7 switch, needed to recompute declarations (R6.1).
+            projects: the V2 switch (R6.6: with projects off nobody declares any); None: the
+                view's ``rules``.
+            four_aces_hokum: the V7 switch, needed to recompute declarations (R6.1); None: the
+                view's ``rules``.
             max_tries: rejections allowed per world for the project constraint.
 
         Raises:
             InconsistentViewError: no deal fits the view.
         """
+        if projects is None:
+            projects = view.rules.projects
+        if four_aces_hokum is None:
+            four_aces_hokum = view.rules.four_aces_hokum
         self.seat = seat = view.seat
         self.four_aces = four_aces_hokum
         self.view = view

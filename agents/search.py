@@ -17,7 +17,7 @@ is sharper than the noise of one world. A forced card is played at once.
 Worlds are built from the view only: the other seats' hands come from the sampler; the
 projects and the baloot of every seat are recomputed from the world's 8-card hands (R6.1,
 R6.5), which agrees with the public ones because the sampler rejects worlds that would
-declare other projects. The rule variants (public) are read from the table's ``RuleConfig``.
+declare other projects. The rule variants (public) are the view's ``rules``.
 
 Bidding (R3) and doubling (R4) use the ``heuristic`` agent's documented bars; a sampled
 estimate of each call has not been built yet (see docs/RESULTS.md).
@@ -128,12 +128,13 @@ class _Seen:
         self.trick_winner = state.trick_winner
 
 
-def build_world(view: PlayerView, hands: list[int], rules: RuleConfig) -> HandState:
+def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = None) -> HandState:
     """A ``HandState`` in the play phase with the given holdings and the view's public history.
 
-    Only public fields of ``view`` are read. The deal itself (first cards and stock order) is
+    Only public fields of ``view`` are read; ``rules`` default to the view's. The deal itself (first cards and stock order) is
     not known and not needed in the play phase, so ``deal`` is None; ``history`` is empty.
     """
+    rules = rules or view.rules
     w = HandState.__new__(HandState)
     w.rules = rules
     w.deal = None
@@ -150,8 +151,7 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig) -> HandSt
     w.caller = view.caller
     w.level = view.level
     w.doubling_calls = list(view.doubling_calls)
-    raisers = [s for s, a in view.doubling_calls if a != 32]
-    w.last_raiser = raisers[-1] if raisers else -1
+    w.last_raiser = view.last_raiser
     w.doubling_passes = 0
     w.played_by = list(view.played_by)
     w.full_hands = [hands[s] | view.played_by[s] for s in range(NUM_SEATS)]
@@ -257,7 +257,7 @@ class SearchAgent(Agent):
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""
         cfg = self.config
         rng = rng or self.rng
-        rules = _rules_of(view)
+        rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
         team = view.seat % 2
@@ -294,9 +294,3 @@ class SearchAgent(Agent):
             return leaf(s.raw[0], s.tricks_won[0])
         trick = list(zip(s.trick_seats, s.trick_cards, strict=True))
         return solve(s.hands, s.to_act, trick, s.trump, s.raw[0], s.tricks_won[0], len(s.tricks), team, leaf)
-
-
-def _rules_of(view: PlayerView) -> RuleConfig:
-    """The table's rule variants (public); RULES.md defaults when the view has no table."""
-    state = getattr(view, "_state", None)
-    return getattr(state, "rules", None) or RuleConfig()

@@ -1,10 +1,12 @@
-"""baloot_env: the Baloot rules engine (docs/RULES.md) and its PettingZoo environment.
+"""baloot_env: the Baloot rules engine (docs/RULES.md), its game driver and its PettingZoo environment.
 
 The engine (``cards``, ``deal``, ``rules``, ``hand``, ``projects``, ``scoring``, ``results``,
-``match``) imports only the standard library, and so does this package: ``import baloot_env``
-or ``import baloot_env.hand`` works without numpy, gymnasium or pettingzoo. The environment
-(``env``, ``raw_env``, ``REWARD_SCALE``: gymnasium and pettingzoo) and the observation constants
-(``OBS_SIZE``, ``OBS_VERSION``: numpy) are imported on first use.
+``match``), the rewards (``rewards``) and the game driver (``driver.Table``, which every game
+loop runs through: the environment, self-play, evaluation) import only the standard library,
+and so does this package: ``import baloot_env`` or ``import baloot_env.hand`` works without
+numpy, gymnasium or pettingzoo. The environment (``env``, ``raw_env``: gymnasium and
+pettingzoo) and the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy) are imported
+on first use.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ from typing import Any
 from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_name
 from baloot_env.cards import card_name, cards_of, mask_of, parse_card
 from baloot_env.deal import Deal, parse_deal, random_deal
+from baloot_env.driver import DealSource, Outcome, Table
 from baloot_env.errors import BalootError, DealError, IllegalActionError, RuleConfigError, StateError
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
-from baloot_env.match import MatchResult, MatchState
+from baloot_env.match import MatchContext, MatchResult, MatchState, match_context
 from baloot_env.results import HandResult
+from baloot_env.rewards import REWARD_MODES, REWARD_SCALE, Reward, hand_rewards
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HandScore, convert_raw, score_hand
 
@@ -32,18 +36,18 @@ ENV_NAME = "baloot_v0"
 _LAZY = {
     "env": "baloot_env.env",
     "raw_env": "baloot_env.env",
-    "REWARD_SCALE": "baloot_env.env",
     "OBS_SIZE": "baloot_env.observation",
     "OBS_VERSION": "baloot_env.observation",
 }
 
 __all__ = [
     "ACTION_VERSION", "NUM_ACTIONS", "BIDDING", "DOUBLING", "PLAY", "DONE",
-    "BalootError", "Deal", "DealError", "HandResult", "HandScore", "HandState",
-    "IllegalActionError", "MatchResult", "MatchState", "RuleConfig", "RuleConfigError",
-    "StateError", "action_name", "card_name", "cards_of", "convert_raw", "mask_of",
-    "parse_card", "parse_deal", "random_deal", "score_hand",
-    "ENV_NAME", "OBS_SIZE", "OBS_VERSION", "REWARD_SCALE", "env", "raw_env",
+    "BalootError", "Deal", "DealError", "DealSource", "HandResult", "HandScore", "HandState",
+    "IllegalActionError", "MatchContext", "MatchResult", "MatchState", "Outcome", "REWARD_MODES",
+    "REWARD_SCALE", "Reward", "RuleConfig", "RuleConfigError", "StateError", "Table",
+    "action_name", "card_name", "cards_of", "convert_raw", "hand_rewards", "mask_of",
+    "match_context", "parse_card", "parse_deal", "random_deal", "score_hand",
+    "ENV_NAME", "OBS_SIZE", "OBS_VERSION", "env", "raw_env",
 ]  # fmt: skip
 
 

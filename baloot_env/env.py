@@ -48,6 +48,10 @@ misspelt ``"deal"`` would otherwise silently play a random deal. ``np_random`` i
 Infos: ``hand_result`` (R11.4) when a hand ends and ``match_result`` (R11.5) when a match ends;
 an agent's info is cleared when that agent acts.
 
+The game itself (deals, dealer rotation, hands, matches, rewards) is played by the game driver
+``baloot_env.driver.Table``, the same one that self-play training and evaluation use; this
+class only translates it to the AEC API (agents, spaces, rewards per agent, infos, rendering).
+
 Rendering: ``render_mode="ansi"``: ``render()`` returns the table as text (every hand shown).
 ``render_mode="human"``: the table is printed after ``reset`` and after every step, and
 ``render()`` prints it too and returns None (PettingZoo's contract).
@@ -70,17 +74,17 @@ from pettingzoo.utils import wrappers
 from baloot_env import ENV_NAME  # defined in the package, so that bundles need no gymnasium
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS
-from baloot_env.deal import Deal, parse_deal, random_deal
+from baloot_env.deal import Deal, parse_deal
+from baloot_env.driver import EPISODES, DealSource, Outcome, Table
 from baloot_env.errors import BalootError
 from baloot_env.hand import HandState
 from baloot_env.match import MatchState
-from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, encode_state, match_context
+from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, encode_state
 from baloot_env.render import render_hand
+from baloot_env.rewards import REWARD_MODES, REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 
-REWARD_SCALE = 44.0  # a Sun kaboot (R7.6): ordinary hands land in [-1, 1]
-REWARD_MODES = ("diff", "points", "win")
-EPISODES = ("hand", "match")
+__all__ = ["EPISODES", "REWARD_MODES", "REWARD_SCALE", "env", "raw_env"]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -115,6 +119,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.render_mode = render_mode
         self.reward_mode = reward
         self.match_bonus = float(match_bonus)
+        self.table = Table(self.rules, episode, reward=Reward(reward, REWARD_SCALE, self.match_bonus))
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -128,9 +133,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32)
         self._rng = np.random.default_rng()
-        self.hand: HandState | None = None
-        self.match: MatchState | None = None
-        self._pending_deals: list[Deal] = []
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -150,6 +152,23 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"np_random must be a numpy.random.Generator, got {type(rng).__name__}")
         self._rng = rng
+        self.table.deals.rng = rng  # the deals still to come in this episode are drawn from it too
+
+    # ------------------------------------------------------------------ the driver's game
+    @property
+    def hand(self) -> HandState | None:
+        """The hand being played (the driver's)."""
+        return self.table.hand
+
+    @property
+    def match(self) -> MatchState | None:
+        """The match in match episodes (the driver's), else None."""
+        return self.table.match
+
+    @property
+    def _pending_deals(self) -> list[Deal]:
+        """Deals from ``options`` not yet played."""
+        return self.table.deals.pending
 
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -169,48 +188,35 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             if not isinstance(options["deals"], (list, tuple)):
                 raise BalootError("options['deals'] must be a list of deals (R11.2)")
             deals.extend(parse_deal(d) for d in options["deals"])
-        self._pending_deals = deals
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.match = MatchState(self.rules) if self.episode == "match" else None
-        self._start_hand()
+        # R11.2: the given deals in order, dealers as written; then deals from the seed (R2.1).
+        self.table.reset(DealSource(self._rng, deals, dealers="given"))
+        self.agent_selection = self.possible_agents[self.table.to_act]
         if self.render_mode == "human":
             self.render()
-
-    def _next_deal(self) -> Deal:
-        if self._pending_deals:
-            return self._pending_deals.pop(0)
-        dealer = self.match.next_dealer() if self.match is not None else None
-        return random_deal(self._rng, dealer)  # R2.1: the first dealer comes from the seed
-
-    def _start_hand(self) -> None:
-        deal = self._next_deal()
-        if self.match is not None:
-            self.hand = self.match.start_hand(deal)
-        else:
-            self.hand = HandState(deal, self.rules)
-        self.agent_selection = self.possible_agents[self.hand.to_act]
 
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
+        hand = self.table.hand
         return {
-            "observation": encode(self.hand, seat, match_context(self.match)),
-            "action_mask": action_mask(self.hand, seat),
+            "observation": encode(hand, seat, self.table.context),
+            "action_mask": action_mask(hand, seat),
         }
 
     def state(self) -> np.ndarray:
         """The full-information state for a centralised critic (``state_space``; the layout is in
         the module docstring). It reveals every hand and the stock: never give it to an agent."""
-        return encode_state(self.hand, match_context(self.match))
+        return encode_state(self.table.hand, self.table.context)
 
     def state_view(self) -> HandState:
         """The engine state (perfect information; for tools and search, not for agents)."""
-        return self.hand
+        return self.table.hand
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int | None) -> None:
@@ -220,51 +226,34 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return
         # Refuse before anything changes: a bad action must leave rewards, the pending
         # cumulative reward and the infos (hand_result) of this seat exactly as they were.
-        action = self.hand.verify(action)  # raises IllegalActionError naming seat, action and legal ones
+        action = self.table.verify(action)  # raises IllegalActionError naming seat, action and legal ones
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         for a in self.agents:
             self.rewards[a] = 0.0
-        self.hand.apply(action)
-        if self.hand.done:
-            self._end_hand()
+        outcome = self.table.apply(action)
+        if outcome.hand_result is not None:
+            self._end_hand(outcome)
         else:
-            self.agent_selection = self.possible_agents[self.hand.to_act]
+            self.agent_selection = self.possible_agents[self.table.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
-    def _team_rewards(self, team0_value: float) -> None:
+    def _end_hand(self, outcome: Outcome) -> None:
+        """A hand ended: rewards by team, ``hand_result`` / ``match_result`` infos (R11.4, R11.5),
+        then the next hand's first bidder or the end of the episode."""
+        info = outcome.hand_result.to_info()
         for a in self.agents:
-            sign = 1.0 if self._seat[a] % 2 == 0 else -1.0
-            self.rewards[a] += sign * team0_value
-
-    def _end_hand(self) -> None:
-        result = self.hand.result
-        info = result.to_info()
-        diff = result.score[0] - result.score[1]
-        if self.reward_mode == "diff":
-            self._team_rewards(diff / REWARD_SCALE)
-        elif self.reward_mode == "points":
-            self._team_rewards(float(diff))
-        for a in self.agents:
+            self.rewards[a] += outcome.rewards[self._seat[a] % 2]
             self.infos[a]["hand_result"] = info
-        if self.match is None:
-            if self.reward_mode == "win":
-                self._team_rewards(float(np.sign(diff)))
+        if outcome.match_result is not None:
+            for a in self.agents:
+                self.infos[a]["match_result"] = outcome.match_result.to_info()
+        if outcome.episode_over:
             self.terminations = {a: True for a in self.agents}
-            return
-        self.match.end_hand()
-        mres = self.match.result
-        if mres is None:
-            self._start_hand()
-            return
-        if mres.winner is not None:
-            bonus = 1.0 if self.reward_mode == "win" else self.match_bonus
-            self._team_rewards(bonus if mres.winner == 0 else -bonus)
-        for a in self.agents:
-            self.infos[a]["match_result"] = mres.to_info()
-        self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = self.possible_agents[self.table.to_act]
 
     # ------------------------------------------------------------------ rendering
     def render(self) -> str | None:
@@ -272,8 +261,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")
             return None
-        score = (self.match.score[0], self.match.score[1]) if self.match is not None else None
-        text = render_hand(self.hand, score)
+        match = self.table.match
+        score = (match.score[0], match.score[1]) if match is not None else None
+        text = render_hand(self.table.hand, score)
         if self.render_mode == "human":
             print(text, end="\n\n")
             return None

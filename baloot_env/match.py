@@ -1,8 +1,14 @@
-"""A match (R8): hands in sequence, the deal moving on, and the ways a match ends."""
+"""A match (R8): hands in sequence, the deal moving on, and the ways a match ends.
+
+Also what a seat knows of the match around its hand (``MatchContext``: the mode, the score, the
+deals played, the hands left), which the observation encodes and ``PlayerView`` carries, and
+the match's saved form as plain data (``MatchState.to_data`` / ``from_data``).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from baloot_env.deal import Deal
 from baloot_env.hand import HandState
@@ -20,6 +26,36 @@ class MatchResult:
 
     def to_info(self) -> dict:
         return {"winner": self.winner, "score": list(self.score), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class MatchContext:
+    """What every seat knows of the match around a hand (public, R8; the observation's
+    ``match_mode``, ``match_score``, ``deals_played`` and ``hands_left`` pieces).
+
+    Attributes:
+        mode: "hand" (a single-hand episode), "target" (R8.1) or "hands" (R8.2).
+        score: the match score, absolute teams 0 and 1 (before the current hand while it runs).
+        deals_played: deals finished in this match, thrown-in ones included (R8.4).
+        hands_left: in hands mode, scored hands still to play (R8.2); 0 otherwise.
+    """
+
+    mode: str = "hand"
+    score: tuple[int, int] = (0, 0)
+    deals_played: int = 0
+    hands_left: int = 0
+
+
+SINGLE_HAND = MatchContext()  # the context of a hand played on its own
+
+
+def match_context(match: MatchState | None) -> MatchContext:
+    """The ``MatchContext`` of a live match (None: a single-hand episode)."""
+    if match is None:
+        return SINGLE_HAND
+    rules = match.rules
+    left = max(rules.hands - match.hands_scored, 0) if rules.match == "hands" else 0
+    return MatchContext(rules.match, (match.score[0], match.score[1]), match.deals_played, left)
 
 
 class MatchState:
@@ -93,3 +129,42 @@ class MatchState:
             winner = None if score[0] == score[1] else (0 if score[0] > score[1] else 1)
             self.result = MatchResult(winner, score, "cap")
         return res
+
+    # ------------------------------------------------------------------ saving
+    def to_data(self) -> dict[str, Any]:
+        """The match as plain data (JSON and ``torch.load(weights_only=True)`` safe). Its current
+        hand is not included (save it with ``HandState.to_json``); ``in_hand`` says there is one."""
+        return {"score": list(self.score), "deals_played": self.deals_played, "hands_scored": self.hands_scored,
+                "results": [r.to_info() for r in self.results], "result": self.result.to_info() if self.result else None,
+                "in_hand": self.hand is not None}  # fmt: skip
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], rules: RuleConfig, hand: HandState | None) -> MatchState:
+        """Restore ``to_data()``; ``hand`` is the match's current hand, saved beside it.
+
+        Raises:
+            ValueError (or KeyError, TypeError): malformed data.
+        """
+        m = cls(rules)
+        m.score = [int(x) for x in data["score"]]
+        m.deals_played, m.hands_scored = int(data["deals_played"]), int(data["hands_scored"])
+        m.results = [_result_from_info(r) for r in data["results"]]
+        r = data["result"]
+        m.result = MatchResult(r["winner"], (r["score"][0], r["score"][1]), r["reason"]) if r is not None else None
+        if data["in_hand"]:
+            if hand is None:
+                raise ValueError("a saved match is in a hand, but none was given")
+            m.hand = hand
+        return m
+
+
+def _tuples(x: Any) -> Any:
+    return tuple(_tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def _result_from_info(info: dict) -> HandResult:
+    """``HandResult.to_info()`` back to the result (its lists as the tuples they were)."""
+    res = HandResult(**{f.name: _tuples(info[f.name]) for f in fields(HandResult)})
+    if res.to_info() != info:
+        raise ValueError(f"a saved hand result does not read back: {info}")
+    return res

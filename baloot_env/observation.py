@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from baloot_env.actions import PASS, SUN_ACTION
 from baloot_env.cards import mask_of
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
-from baloot_env.match import MatchState
+from baloot_env.match import SINGLE_HAND, MatchContext, match_context  # noqa: F401 (re-exported)
 from baloot_env.projects import FIFTY, FOUR_HUNDRED, HUNDRED, SIRA, Project
 from baloot_env.rules import MAX_DEALS, TARGET_SCORE
 
@@ -112,16 +113,6 @@ _PHASE_INDEX = {BIDDING: 0, DOUBLING: 1, PLAY: 2, DONE: 3}
 _KIND_INDEX = {SIRA: 0, FIFTY: 1, HUNDRED: 2, FOUR_HUNDRED: 3}
 
 
-@dataclass(frozen=True)
-class MatchContext:
-    """What the observation needs to know about the match around a hand."""
-
-    mode: str = "hand"  # "hand" (single-hand episode), "target" or "hands"
-    score: tuple[int, int] = (0, 0)  # absolute teams 0 and 1
-    deals_played: int = 0
-    hands_left: int = 0
-
-
 @lru_cache(maxsize=4096)
 def _project_mask(project: Project) -> int:
     return mask_of(project.cards)
@@ -145,14 +136,31 @@ _VOID_INDEX = tuple(tuple(s for s in range(4) if bits >> s & 1) for bits in rang
 def encode(state: HandState, seat: int, match: MatchContext | None = None) -> np.ndarray:
     """The observation of ``seat`` (float32, length ``OBS_SIZE``); only what the seat may know.
 
+    The fast path, straight from the engine's state (the environment and self-play batches).
+    ``encode_view`` computes the same vector from a seat's ``PlayerView``; both are this one
+    encoder, and tests prove them equal bit for bit.
+    """
+    return _encode(state, seat, state.hands[seat], state.deal.turned, match or SINGLE_HAND)
+
+
+def encode_view(view: Any) -> np.ndarray:
+    """The observation of a seat from its view alone (``agents.PlayerView``: what the seat may
+    know, its match context included); equal to ``encode(state, view.seat, context)``."""
+    return _encode(view, view.seat, view.hand, view.turned, view.context)
+
+
+def _encode(state: Any, seat: int, hand: int, turned: int, match: MatchContext) -> np.ndarray:
+    """The encoder. ``state`` is a ``HandState`` or a ``PlayerView``: only the fields the seat
+    may know are read (its own ``hand``, the ``turned`` card, calls, cards played, what play
+    has shown, projects once public, R6.2, the baloot once announced, R6.5).
+
     Written for speed (it runs once per decision): card sets are unpacked from bit masks in
     one call and every one-hot entry is collected into one index list.
     """
-    match = match or _DEFAULT_CONTEXT
     played, no_trumps, projects = state.played_by, state.no_trumps, state.projects
     trick_cards = state.trick_cards
     public = [True, False, False, False]
-    masks = [state.hands[seat], 1 << state.deal.turned, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    masks = [hand, 1 << turned, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     started = bool(state.tricks)
     for i in range(4):
         s = (seat + i) & 3
@@ -213,16 +221,6 @@ def encode(state: HandState, seat: int, match: MatchContext | None = None) -> np
     return out
 
 
-_DEFAULT_CONTEXT = MatchContext()
-
-
-def match_context(match: MatchState | None) -> MatchContext:
-    """The ``MatchContext`` of a live match (None: a single-hand episode)."""
-    if match is None:
-        return _DEFAULT_CONTEXT
-    rules = match.rules
-    left = max(rules.hands - match.hands_scored, 0) if rules.match == "hands" else 0
-    return MatchContext(rules.match, (match.score[0], match.score[1]), match.deals_played, left)
 def action_mask(state: HandState, seat: int) -> np.ndarray:
     """int8[42]: the legal actions of ``seat`` now (R9, R11.3); zeros when it is not to act."""
     if state.to_act != seat:

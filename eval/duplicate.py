@@ -4,7 +4,9 @@ Table 1 seats agent A on seats 0/2 (team 0) and B on 1/3; table 2 seats B on 0/2
 1/3, with the same cards in the same seats (R1.1, R2.4). The per-deal score is
 ``d = ((A - B) at table 1 + (A - B) at table 2) / 2`` in game points (R7).
 
-The hands are driven on ``HandState`` directly (no environment) for speed. Before every hand
+The hands are played by the game driver (``baloot_env.driver.Table``, the one behind the
+environment and self-play) and every agent decides on its seat's ``PlayerView``, match context
+included, so a policy sees in a match chain what it saw in training. Before every hand
 each team's agent is re-seeded from (seed, deal index, team); the seed belongs to the seat
 position, not to the agent, so the two tables see the same randomness and a deterministic
 agent (or two copies of one random agent) against itself scores exactly 0 on every deal.
@@ -13,13 +15,12 @@ agent (or two copies of one random agent) against itself scores exactly 0 on eve
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from agents.base import Agent, PlayerView
 from baloot_env.deal import Deal
+from baloot_env.driver import DealSource, Outcome, Table
 from baloot_env.errors import IllegalActionError
-from baloot_env.hand import DONE, HandState
-from baloot_env.match import MatchState
 from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
 
@@ -34,19 +35,21 @@ def hand_seed(seed: int, kind: str, index: int, team: int) -> int:
     return int.from_bytes(h, "little") >> 1
 
 
-def play_hand(state: HandState, team_agents: tuple[Agent, Agent], seeds: tuple[int, int]) -> HandResult:
-    """Play ``state`` to its end with ``team_agents[t]`` on the seats of team t (R1.1)."""
+def play_hand(table: Table, team_agents: tuple[Agent, Agent], seeds: tuple[int, int]) -> Outcome:
+    """Play the table's current hand to its end with ``team_agents[t]`` on the seats of team t
+    (R1.1), each agent re-seeded first; returns the ``Outcome`` of the hand's last action."""
     team_agents[0].reset(seeds[0])
     team_agents[1].reset(seeds[1])
-    while state.phase != DONE:
-        seat = state.to_act
+    while True:
+        seat = table.to_act
         agent = team_agents[seat & 1]
-        action = agent.act(PlayerView.from_state(state, seat))
+        action = agent.act(PlayerView.from_table(table, seat))
         try:
-            state.apply(action)
+            outcome = table.apply(action)
         except IllegalActionError as e:
             raise AgentError(f"agent {agent.name!r} on seat {seat} chose an illegal action: {e}") from None
-    return state.result
+        if outcome.hand_result is not None:
+            return outcome
 
 
 @dataclass(frozen=True)
@@ -101,11 +104,13 @@ def play_deal(
     index: int, deal: Deal, agent_a: Agent, agent_b: Agent, seed: int, rules: RuleConfig | None = None
 ) -> DealRecord:
     """Play deal ``index`` at both tables (A on team 0, then B on team 0)."""
-    rules = rules or RuleConfig()
     seeds = (hand_seed(seed, "deal", index, 0), hand_seed(seed, "deal", index, 1))
-    r1 = play_hand(HandState(deal, rules), (agent_a, agent_b), seeds)
-    r2 = play_hand(HandState(deal, rules), (agent_b, agent_a), seeds)
-    return DealRecord(index, (TableRecord.of(r1), TableRecord.of(r2)))
+    records = []
+    for team_agents in ((agent_a, agent_b), (agent_b, agent_a)):
+        table = Table(rules, "hand", DealSource(deals=[deal]))
+        table.reset()
+        records.append(TableRecord.of(play_hand(table, team_agents, seeds).hand_result))
+    return DealRecord(index, (records[0], records[1]))
 
 
 @dataclass(frozen=True)
@@ -139,28 +144,26 @@ def play_match_chain(
     The first deal of a match keeps its dealer; after that the deal moves on by R2.1. A match
     still running when the deals run out is not counted (its deals are returned as left over).
     """
-    rules = rules or RuleConfig()
     a_team = table
     team_agents = (agent_a, agent_b) if table == 0 else (agent_b, agent_a)
     out: list[MatchRecord] = []
     i = 0
     n = len(deals)
     while i < n:
-        match = MatchState(rules)
+        # R8 on the deals from i on; the first keeps its dealer, then the deal rotates (R2.1).
+        game = Table(rules, "match", DealSource(deals=deals[i:], dealers="rotate"))
+        game.reset()
         start = i
-        dealer = None
-        while match.result is None and i < n:
-            deal = deals[i] if dealer is None else replace(deals[i], dealer=dealer)
-            hand = match.start_hand(deal)
+        outcome = Outcome()
+        while not outcome.episode_over:
             seeds = (hand_seed(seed, "match", i, 0), hand_seed(seed, "match", i, 1))
-            play_hand(hand, team_agents, seeds)
-            res = match.end_hand()
-            dealer = rules.next_dealer(res.dealer)
+            outcome = play_hand(game, team_agents, seeds)
             i += 1
-        if match.result is None:
+        result = outcome.match_result
+        if result is None:  # out of deals: the match is not counted
             return out, i - start
-        w = match.result.winner
+        w = result.winner
         winner = None if w is None else ("A" if w == a_team else "B")
-        sc = match.result.score
-        out.append(MatchRecord(table, start, i - start, winner, sc[a_team], sc[1 - a_team], match.result.reason))
+        sc = result.score
+        out.append(MatchRecord(table, start, i - start, winner, sc[a_team], sc[1 - a_team], result.reason))
     return out, 0

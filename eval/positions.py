@@ -3,8 +3,9 @@
 Used wherever a policy must be checked or taught on positions that occur in games rather than
 on random vectors: the ONNX export's parity check and timing (``eval.export``), and the
 distillation data (``train.distill``). Hands are dealt from a seeded ``numpy`` generator
-(R2.4), played on ``HandState`` by two teams of agents (R1.1), and every decision of every seat
-is recorded from the acting seat's view (``baloot_env.observation.encode`` and the R9 mask).
+(R2.4) and played by the game driver (``baloot_env.driver.Table``) with two teams of agents
+(R1.1); every decision of every seat is recorded from the acting seat's ``PlayerView`` (its
+observation vector and R9 mask).
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ import numpy as np
 
 from agents.base import Agent, PlayerView
 from baloot_env.actions import NUM_ACTIONS
-from baloot_env.deal import random_deal
-from baloot_env.hand import DONE, HandState
+from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 
@@ -64,28 +64,28 @@ def collect_positions(
             f"need count >= 1, at least one agent and 0 <= epsilon <= 1; got {count}, {len(agents)}, {epsilon}"
         )
     rng = np.random.default_rng(seed)
-    rules = rules or RuleConfig()
+    table = Table(rules, "hand", DealSource(rng))  # hand episodes, deals from the seed
     obs = np.zeros((count, OBS_SIZE), dtype=np.float32)
     masks = np.zeros((count, NUM_ACTIONS), dtype=np.int8)
     phases: list[str] = []
     n = hands = 0
     while n < count:
-        state = HandState(random_deal(rng), rules)
+        table.reset()  # draws the deal from rng
         team = [agents[int(i)] for i in rng.integers(len(agents), size=2)]
         for agent in team:
             agent.reset(int(rng.integers(2**62)))
         hands += 1
-        while state.phase != DONE and n < count:
-            view = PlayerView.from_state(state, state.to_act)
+        while not table.over and n < count:
+            view = PlayerView.from_table(table, table.to_act)
             obs[n] = view.observation()
             masks[n] = view.action_mask()
-            phases.append(state.phase)
+            phases.append(view.phase)
             n += 1
             if epsilon and rng.random() < epsilon:
                 action = int(rng.choice(view.legal_actions))
             else:
-                action = team[state.to_act & 1].act(view)
-            state.apply(action)
+                action = team[view.seat & 1].act(view)
+            table.apply(action)
         if progress is not None:
             progress(n, count)
     return Positions(obs, masks, np.array(phases), hands)

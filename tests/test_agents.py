@@ -6,6 +6,7 @@ import dataclasses
 import json
 import random
 
+import numpy as np
 import pytest
 
 from agents import AgentSpecError, HeuristicAgent, HeuristicConfig, PlayerView, RandomAgent, StaleViewError, make_agent
@@ -82,14 +83,21 @@ def test_bidding_view_equal_for_deals_that_differ_in_other_hands():
         assert PlayerView.from_state(s1, seat).public_fields() == PlayerView.from_state(s2, seat).public_fields()
 
 
-def test_action_mask_matches_legal_actions_and_stale_view_is_refused():
+def test_action_mask_matches_legal_actions_and_a_view_is_a_snapshot():
+    """The view holds no handle to the state: after the hand moves on, it still shows (and
+    encodes) the moment it was built (issue 11: no stale-view error, no reading of the state)."""
+    from baloot_env.observation import encode
+
     state = HandState(random_deal(random.Random(0)))
-    view = PlayerView.from_state(state, state.to_act)
+    seat = state.to_act
+    view = PlayerView.from_state(state, seat)
     mask = view.action_mask()
     assert mask.shape == (42,) and [a for a in range(42) if mask[a]] == state.legal_actions()
+    before = encode(state, seat)
     state.apply(PASS)
-    with pytest.raises(StaleViewError):
-        view.observation()
+    assert np.array_equal(view.observation(), before) and not np.array_equal(encode(state, seat), before)
+    assert not any(isinstance(v, HandState) for v in view.public_fields().values())
+    assert StaleViewError.__mro__[1] is RuntimeError  # kept importable for old callers
 
 
 # ---------------------------------------------------------------------- agents

@@ -71,7 +71,7 @@ def _replayed(state: HandState, world_hands: list[int]) -> HandState:
 
 
 def _sampler(view: PlayerView) -> WorldSampler:
-    return WorldSampler(view, view._state.rules.projects, view._state.rules.four_aces_hokum)
+    return WorldSampler(view)  # the rule variants come from the view (view.rules)
 
 
 # ---------------------------------------------------------------------- sampling

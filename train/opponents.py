@@ -18,6 +18,7 @@ from agents.base import PlayerView
 from agents.network import BalootNet, NetSpec
 from agents.registry import make_agent
 from baloot_env.hand import HandState
+from baloot_env.match import MatchContext
 from baloot_env.observation import action_mask, encode
 from train.config import OpponentConfig
 
@@ -26,11 +27,15 @@ CATEGORIES = ("self", "champion", "heuristic", "random")
 
 @dataclass
 class Seat:
-    """One opponent decision to make: the hand, the seat and its match context."""
+    """One opponent decision to make: the hand, the seat and its match context.
+
+    Network opponents encode it straight from the hand (the batch fast path, equal to the
+    seat's ``PlayerView.observation()``, tests/test_barrier.py); rule agents get the view.
+    """
 
     hand: HandState
     seat: int
-    context: object
+    context: MatchContext
 
 
 class NetOpponent:
@@ -63,7 +68,7 @@ class AgentOpponent:
         self.agent = make_agent(name, seed)
 
     def act_batch(self, seats: Sequence[Seat]) -> list[int]:
-        views = [PlayerView.from_state(s.hand, s.seat, getattr(s.context, "score", None)) for s in seats]
+        views = [PlayerView.from_state(s.hand, s.seat, s.context) for s in seats]
         return self.agent.act_batch(views)
 
 

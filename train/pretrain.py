@@ -7,9 +7,11 @@ the mean reward rose to about 0). Starting from a copy of a sensible player avoi
 PPO then improves on it by self-play.
 
 Positions come from seeded games of the teacher against itself (with a small share of random
-moves so that unusual positions are covered too); the policy heads learn the teacher's choice
-(cross-entropy over legal actions) and the value head the hand's final score difference from
-the acting team's side, scaled like the training reward.
+moves so that unusual positions are covered too), played by the game driver
+(``baloot_env.driver.Table``) and seen through each seat's ``PlayerView``; the policy heads learn
+the teacher's choice (cross-entropy over legal actions) and the value head the hand's reward
+for the acting team, by the training reward (``baloot_env.rewards``: by default the hand's score
+difference / ``env.reward_scale``).
 
 Options (``PretrainConfig``): ``augment`` renames the suits of every position at random
 (``train.augment``; measured: imitating ``heuristic`` on 1M positions went from -0.37 to -0.15
@@ -30,15 +32,15 @@ from torch.nn import functional as F
 from agents.base import PlayerView
 from agents.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
-from baloot_env.deal import random_deal
-from baloot_env.hand import HandState
-from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.driver import DealSource, Table
+from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 
 
-def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_scale: float, privileged: bool,
+def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: Reward | float, privileged: bool,
             teacher_spec: str = "heuristic", soft_temperature: float = 0.0):  # fmt: skip
     """``n`` positions (obs, mask, target, value target) from the teacher's self-play.
 
@@ -46,7 +48,11 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
     ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``decide``),
     ``softmax(value / soft_temperature)`` over the legal cards of a searched card choice, so
     that the student also learns how much worse the other cards are (values in game points).
+    The value target is the hand's reward for the acting team (``reward``: a ``Reward``, or a
+    number, the scale of the "diff" mode).
     """
+    if not isinstance(reward, Reward):
+        reward = Reward("diff", reward)
     rng = random.Random(seed)
     teacher = make_agent(teacher_spec, seed)
     decide = getattr(teacher, "decide", None) if soft_temperature > 0 else None
@@ -55,23 +61,26 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
     masks = np.zeros((n, 42), np.int8)
     targets = np.zeros((n, 42), np.float32)
     values = np.zeros(n, np.float32)
+    table = Table(rules, "hand", DealSource(rng), reward)  # hand episodes, deals from the seed
     k = 0
     while k < n:
-        hand = HandState(random_deal(rng), rules)
+        table.reset()
         start, teams = k, []
-        while not hand.done:
-            seat = hand.to_act
-            view = PlayerView.from_state(hand, seat)
+        outcome = None
+        while not table.over:
+            seat = table.to_act
+            view = PlayerView.from_table(table, seat)
             scores = None
             if decide is not None:
                 label, scores = decide(view)
             else:
                 label = teacher.act(view)
             if k < n:
-                o = encode(hand, seat)
+                o = view.observation()
                 if privileged:
-                    o = np.concatenate([o, privileged_input([[hand.hands[(seat + j) % 4] for j in range(4)]])[0]])
-                obs[k], masks[k] = o, action_mask(hand, seat)
+                    hands = table.hand.hands  # the critic's privileged input (training only)
+                    o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
+                obs[k], masks[k] = o, view.action_mask()
                 if scores:
                     cards = list(scores)
                     z = np.array([scores[c] for c in cards]) / soft_temperature
@@ -81,11 +90,10 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward_sc
                     targets[k, label] = 1.0
                 teams.append(seat % 2)
                 k += 1
-            move = rng.choice(hand.legal_actions()) if rng.random() < random_share else label
-            hand.apply(move)
-        score = hand.result.score
+            move = rng.choice(view.legal_actions) if rng.random() < random_share else label
+            outcome = table.apply(move)
         for j, team in enumerate(teams):
-            values[start + j] = (score[team] - score[1 - team]) / reward_scale
+            values[start + j] = outcome.rewards[team]
     return obs, masks, targets, values
 
 
@@ -93,12 +101,12 @@ def _collect_task(args: tuple) -> tuple:
     return collect(*args)
 
 
-def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float, privileged: bool,
+def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool,
                      quiet: bool) -> tuple:  # fmt: skip
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order."""
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
-    tasks = [(n, seed + k, rules, cfg.random_share, reward_scale, privileged, cfg.teacher, cfg.soft_temperature)
+    tasks = [(n, seed + k, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
              for k, n in enumerate(sizes)]  # fmt: skip
     out: list[np.ndarray] = []
     at = 0
@@ -143,16 +151,20 @@ def imitation_accuracy(net: BalootNet, data: tuple) -> float:
     return float((logits.argmax(1) == targets.argmax(1)).float().mean())
 
 
-def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward_scale: float,
+def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float,
              quiet: bool = False) -> dict:  # fmt: skip
-    """Fit ``net`` to the heuristic in place; returns accuracy and losses for the log."""
+    """Fit ``net`` to the teacher in place; returns accuracy and losses for the log.
+
+    ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the
+    value head learns to predict.
+    """
     if cfg.positions <= 0:
         return {}
     t0 = time.perf_counter()
-    obs, masks, targets, values = collect_parallel(cfg, seed, rules, reward_scale, net.spec.privileged_critic, quiet)
+    obs, masks, targets, values = collect_parallel(cfg, seed, rules, reward, net.spec.privileged_critic, quiet)
     # Held-out positions: hands of their own (a seed no chunk uses), never trained on, so that the
     # reported imitation accuracy is a generalisation figure and not a memorisation one.
-    held = collect(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward_scale,
+    held = collect(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
                    net.spec.privileged_critic, cfg.teacher, cfg.soft_temperature)  # fmt: skip
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)

@@ -13,13 +13,19 @@ opponent's), the hand's score difference / ``reward_scale`` from the learner tea
 on the team's last decision of that hand, which is also marked ``done`` in hand episodes. So
 both partners' decisions share the hand's outcome through the returns, and the last decision
 of a lost hand gets the negative reward. In match episodes ``done`` comes at the match end, with
-``match_bonus`` added there.
+``match_bonus`` added there. Other reward modes (``env.reward``: "points", "win") are those of
+``baloot_env.rewards``, the environment's own.
+
+Each game is played by the game driver (``baloot_env.driver.Table``), the one behind the
+PettingZoo environment and evaluation: deals from the game's generator, dealer rotation, hands,
+matches and rewards all come from it; this module seats the learner and the opponents, batches
+the opponents' decisions across games and assembles the team trajectories.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,11 +33,11 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.network import PRIVILEGED_SIZE, privileged_input
-from baloot_env.deal import random_deal
+from baloot_env.driver import DealSource, Outcome, Table
 from baloot_env.hand import HandState
-from baloot_env.match import MatchResult, MatchState
-from baloot_env.observation import OBS_SIZE, action_mask, encode, match_context
-from baloot_env.results import HandResult
+from baloot_env.match import MatchState
+from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig
 from train.opponents import OpponentPool, Seat
@@ -39,17 +45,26 @@ from train.opponents import OpponentPool, Seat
 
 @dataclass
 class Game:
-    """One running game and its bookkeeping."""
+    """One running game (its driver ``table``, dealing from ``rng``) and its bookkeeping."""
 
     rng: np.random.Generator
-    hand: HandState | None = None
-    match: MatchState | None = None
+    table: Table
     learner_team: int = 0
     opponent: Any = None
     last_seat: int = 0
     episode_reward: float = 0.0
     episode_score: list[int] = field(default_factory=lambda: [0, 0])  # learner team, opponents
     hands: list = field(default_factory=list)
+
+    @property
+    def hand(self) -> HandState | None:
+        """The hand being played (the table's)."""
+        return self.table.hand
+
+    @property
+    def match(self) -> MatchState | None:
+        """The match in match episodes (the table's)."""
+        return self.table.match
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -58,12 +73,16 @@ class SelfPlayVecEnv(VecEnv):
     def __init__(self, n_envs: int, cfg: EnvConfig, pool: OpponentPool, seed: int, privileged: bool = False):
         self.cfg = cfg
         self.rules = RuleConfig.from_dict(cfg.rules)
+        self.reward = Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus)
         self.pool = pool
         self.privileged = privileged
         size = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
         super().__init__(n_envs, spaces.Box(0.0, 1.0, (size,), np.float32), spaces.Discrete(42))
         seeds = np.random.SeedSequence(seed).spawn(n_envs)
-        self.games = [Game(rng=np.random.default_rng(s)) for s in seeds]
+        self.games = []
+        for s in seeds:
+            rng = np.random.default_rng(s)
+            self.games.append(Game(rng, Table(self.rules, cfg.episode, DealSource(rng), self.reward)))
         self.finished: deque[dict] = deque(maxlen=2000)  # recent episode summaries for logging
         self.decisions = 0
         self._actions: np.ndarray | None = None
@@ -71,21 +90,13 @@ class SelfPlayVecEnv(VecEnv):
         self._restored = False
 
     # ------------------------------------------------------------------ games
-    def _new_hand(self, g: Game) -> None:
-        dealer = g.match.next_dealer() if g.match is not None else None
-        if dealer is None:
-            dealer = int(g.rng.integers(4))
-        deal = random_deal(g.rng, dealer)
-        g.hand = g.match.start_hand(deal) if g.match is not None else HandState(deal, self.rules)
-
     def _new_episode(self, g: Game) -> None:
         g.learner_team = int(g.rng.integers(2))
         g.opponent = self.pool.sample()
-        g.match = MatchState(self.rules) if self.cfg.episode == "match" else None
         g.episode_reward = 0.0
         g.episode_score = [0, 0]
         g.hands = []
-        self._new_hand(g)
+        g.table.reset()  # the first deal, from the game's generator
 
     def _observe_all(self) -> np.ndarray:
         """Every game's observation for the seat to act (one batch), and their masks for later.
@@ -94,42 +105,32 @@ class SelfPlayVecEnv(VecEnv):
         masks are kept for ``action_masks()``, which SB3 asks for right after this step.
         """
         games = self.games
-        obs = np.stack([encode(g.hand, g.hand.to_act, match_context(g.match)) for g in games])
+        obs = np.stack([encode(g.hand, g.hand.to_act, g.table.context) for g in games])
         self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in games]).astype(bool)
         if not self.privileged:
             return obs
         priv = privileged_input([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games])
         return np.concatenate([obs, priv], axis=1)
 
-    def _settle(self, i: int, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
-        """Handle the end of a hand (and of the episode) in game ``i``."""
-        g = self.games[i]
-        if not g.hand.done:
+    def _settle(self, i: int, outcome: Outcome, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+        """Book what an action in game ``i`` did: a hand's end, its reward, the episode's end."""
+        res = outcome.hand_result
+        if res is None:
             return
-        res = g.hand.result
+        g = self.games[i]
         me, them = g.learner_team, 1 - g.learner_team
-        diff = res.score[me] - res.score[them]
-        r = diff / self.cfg.reward_scale
+        r = outcome.rewards[me]
         g.episode_score[0] += res.score[me]
         g.episode_score[1] += res.score[them]
         g.hands.append(self._hand_summary(res, me))
-        episode_over = True
-        if g.match is not None:
-            g.match.end_hand()
-            mres = g.match.result
-            if mres is None:
-                episode_over = False
-            elif mres.winner is not None:
-                r += self.cfg.match_bonus if mres.winner == me else -self.cfg.match_bonus
         rewards[i] += r
         g.episode_reward += r
-        if not episode_over:
-            self._new_hand(g)
-            return
+        if not outcome.episode_over:
+            return  # the table has dealt the match's next hand
         terminal_obs = self._terminal_observation(g)
         won = g.episode_score[0] > g.episode_score[1]
-        if g.match is not None and g.match.result is not None:
-            won = g.match.result.winner == me
+        if outcome.match_result is not None:
+            won = outcome.match_result.winner == me
         summary = {"opponent": g.opponent.category, "reward": g.episode_reward, "won": won,
                    "score": tuple(g.episode_score), "hands": g.hands}  # fmt: skip
         self.finished.append(summary)
@@ -148,8 +149,7 @@ class SelfPlayVecEnv(VecEnv):
                 "kaboot_against": res.kaboot and res.score[me] == 0, "diff": res.score[me] - res.score[1 - me]}  # fmt: skip
 
     def _terminal_observation(self, g: Game) -> np.ndarray:
-        seat = g.last_seat
-        obs = encode(g.hand, seat, match_context(g.match))
+        obs = encode(g.hand, g.last_seat, g.table.context)
         if self.privileged:
             obs = np.concatenate([obs, np.zeros(PRIVILEGED_SIZE, np.float32)])
         return obs
@@ -164,11 +164,10 @@ class SelfPlayVecEnv(VecEnv):
             if not groups:
                 return
             for opponent, idxs in groups.values():
-                seats = [Seat(self.games[i].hand, self.games[i].hand.to_act, match_context(self.games[i].match)) for i in idxs]
-                actions = opponent.act_batch(seats)
-                for i, a in zip(idxs, actions, strict=True):
-                    self.games[i].hand.apply(int(a))
-                    self._settle(i, rewards, dones, infos)
+                tables = [self.games[i].table for i in idxs]
+                actions = opponent.act_batch([Seat(t.hand, t.to_act, t.context) for t in tables])
+                for i, t, a in zip(idxs, tables, actions, strict=True):
+                    self._settle(i, t.apply(int(a)), rewards, dones, infos)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self) -> np.ndarray:
@@ -191,9 +190,9 @@ class SelfPlayVecEnv(VecEnv):
         dones = np.zeros(n, bool)
         infos: list[dict] = [{} for _ in range(n)]
         for i, g in enumerate(self.games):
-            g.last_seat = g.hand.to_act
-            g.hand.apply(int(self._actions[i]))  # raises IllegalActionError on a masked action
-            self._settle(i, rewards, dones, infos)
+            g.last_seat = g.table.to_act
+            outcome = g.table.apply(int(self._actions[i]))  # raises IllegalActionError on a masked action
+            self._settle(i, outcome, rewards, dones, infos)
         self.decisions += n
         self._advance(rewards, dones, infos)
         return self._observe_all(), rewards, dones, infos
@@ -246,10 +245,9 @@ class SelfPlayVecEnv(VecEnv):
             else:
                 opp_ids.append([o.category, 0])
         games = [
-            {"rng": g.rng.bit_generator.state, "hand": g.hand.to_json() if g.hand is not None else None,
-             "match": _match_state(g.match), "learner_team": g.learner_team, "last_seat": g.last_seat,
-             "episode_reward": float(g.episode_reward), "episode_score": [int(x) for x in g.episode_score],
-             "hands": g.hands}
+            {"rng": g.rng.bit_generator.state, **g.table.to_data(), "learner_team": g.learner_team,
+             "last_seat": g.last_seat, "episode_reward": float(g.episode_reward),
+             "episode_score": [int(x) for x in g.episode_score], "hands": g.hands}
             for g in self.games
         ]  # fmt: skip
         return {"format": GAMES_FORMAT, "games": games, "opponents": opp_ids, "decisions": self.decisions}
@@ -263,10 +261,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ValueError(f"checkpoint has {len(data['games'])} games, config has n_envs={self.num_envs}")
         for g, st, (cat, k) in zip(self.games, data["games"], data["opponents"], strict=True):
             g.rng.bit_generator.state = st["rng"]
-            g.hand = HandState.from_json(st["hand"]) if st["hand"] is not None else None
-            if g.hand is not None and g.hand.rules != self.rules:
-                raise ValueError("a game in progress was played under other rules than this run's")
-            g.match = _load_match(st["match"], self.rules, g.hand)
+            g.table.load_data({"hand": st["hand"], "match": st["match"]})  # ValueError: other rules
             g.learner_team, g.last_seat = int(st["learner_team"]), int(st["last_seat"])
             g.episode_reward = float(st["episode_reward"])
             g.episode_score = [int(x) for x in st["episode_score"]]
@@ -284,40 +279,3 @@ class SelfPlayVecEnv(VecEnv):
 
 
 GAMES_FORMAT = "baloot-selfplay-games-2"
-
-
-def _match_state(m: MatchState | None) -> dict | None:
-    """A match as plain data; its current hand is the game's hand, saved beside it."""
-    if m is None:
-        return None
-    return {"score": list(m.score), "deals_played": m.deals_played, "hands_scored": m.hands_scored,
-            "results": [r.to_info() for r in m.results], "result": m.result.to_info() if m.result else None,
-            "in_hand": m.hand is not None}  # fmt: skip
-
-
-def _tuples(x: Any) -> Any:
-    return tuple(_tuples(v) for v in x) if isinstance(x, list) else x
-
-
-def _result_from_info(info: dict) -> HandResult:
-    """``HandResult.to_info()`` back to the result (its lists as the tuples they were)."""
-    res = HandResult(**{f.name: _tuples(info[f.name]) for f in fields(HandResult)})
-    if res.to_info() != info:
-        raise ValueError(f"a saved hand result does not read back: {info}")
-    return res
-
-
-def _load_match(data: dict | None, rules: RuleConfig, hand: HandState | None) -> MatchState | None:
-    if data is None:
-        return None
-    m = MatchState(rules)
-    m.score = [int(x) for x in data["score"]]
-    m.deals_played, m.hands_scored = int(data["deals_played"]), int(data["hands_scored"])
-    m.results = [_result_from_info(r) for r in data["results"]]
-    r = data["result"]
-    m.result = MatchResult(r["winner"], (r["score"][0], r["score"][1]), r["reason"]) if r is not None else None
-    if data["in_hand"]:
-        if hand is None:
-            raise ValueError("a saved match is in a hand, but its game has none")
-        m.hand = hand
-    return m

@@ -24,6 +24,7 @@ from agents.bundle import save_bundle
 from agents.network import NetSpec
 from baloot_env.atomic import remove_stale_temps
 from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.checkpoint import (
     CheckpointError,
@@ -164,7 +165,9 @@ class Trainer:
         if not self.quiet:
             _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
         rules = RuleConfig.from_dict(self.cfg.env.rules)
-        stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, rules, self.cfg.env.reward_scale, self.quiet)
+        e = self.cfg.env
+        reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
+        stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, rules, reward, self.quiet)
         for k, v in stats.items():
             self.model.logger.record(f"pretrain/{k}", v)
         self.pretrain_stats = stats
