@@ -2,7 +2,8 @@
 
 A PATH names either a trained *policy bundle* folder (``agents.bundle``: verified before it is
 used) or an *agent spec file*, JSON ``{"agent": "heuristic", "params": {...}}`` (the params of
-that agent, e.g. ``HeuristicConfig`` fields).
+that agent, e.g. ``HeuristicConfig`` fields). ``policies/NAME`` also finds a bundle shipped in
+the package (``agents/policies/NAME``) when no such folder exists here.
 Every failure raises ``AgentSpecError`` with a message saying what is wrong.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from agents.base import Agent, PlayerView
@@ -114,12 +117,24 @@ def load_spec_file(path: str) -> dict[str, Any]:
     return {"agent": name, "params": params}
 
 
+def packaged_bundle(spec: str) -> str | None:
+    """The bundle shipped in the package (``agents/policies/NAME``) that a relative path
+    ``policies/NAME`` names, when no such folder exists here (an installed wheel, another folder).
+    """
+    p = Path(spec)
+    if p.is_absolute() or os.path.exists(spec) or len(p.parts) != 2 or p.parts[0] != "policies":
+        return None
+    shipped = resources.files("agents") / "policies" / p.parts[1]
+    return str(shipped) if shipped.is_dir() else None
+
+
 def resolve_spec(spec: str) -> dict[str, Any]:
     """``{"agent": name, "params": {...}}`` for a name or a spec file path."""
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"an agent is a name {known_agents()} or a path, got {spec!r}")
     if spec in AGENTS:
         return {"agent": spec, "params": {}}
+    spec = packaged_bundle(spec) or spec
     if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
         from agents.bundle import BundleError, read_manifest
 

@@ -8,6 +8,9 @@ A deal set file is JSON::
 The checksum is the SHA-256 of the canonical JSON of the ``deals`` list alone (card ids, keys
 sorted, no spaces), so it names the cards and nothing else; reports cite it. Loading checks
 every deal (R2.4) and the checksum, so an edited or corrupt file is refused.
+
+The committed sets are package data (``eval/deals/*.json``), read through ``importlib.resources``
+so that an installed wheel finds them wherever it runs.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +30,7 @@ from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import DealError
 
 FORMAT = "baloot-deal-set-1"
-DEALS_DIR = Path(__file__).resolve().parent / "deals"
+DEALS_DIR: Traversable = resources.files("eval") / "deals"  # the committed sets, shipped as package data
 
 # Every deal set has a role, fixed here in code (not in the file, so that it cannot be edited away):
 # a *development* set may be used for any choice (promotion, tuning, ablations, comparing recipes);
@@ -124,13 +129,14 @@ def save(deal_set: DealSet, path: str | os.PathLike) -> None:
     write_text_atomic(path, text)
 
 
-def load(path: str | os.PathLike) -> DealSet:
-    """Read and verify a deal set file.
+def load(path: str | os.PathLike | Traversable) -> DealSet:
+    """Read and verify a deal set file (a path, or a packaged file such as ``DEALS_DIR / "small.json"``).
 
     Raises:
         DealSetError: missing file, bad JSON, a bad deal (R2.4), or a checksum mismatch.
     """
-    path = Path(path)
+    if isinstance(path, (str, os.PathLike)):
+        path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -149,7 +155,8 @@ def load(path: str | os.PathLike) -> DealSet:
             f"deal set {str(path)!r}: checksum {data.get('checksum')!r} does not match its deals ({checksum}); "
             "the file was edited or is corrupt"
         )
-    return DealSet(str(data.get("name", path.stem)), data.get("seed"), deals, checksum, role_of(deals))
+    name = data.get("name", path.name.removesuffix(".json"))
+    return DealSet(str(name), data.get("seed"), deals, checksum, role_of(deals))
 
 
 def _test_deal_keys() -> frozenset[str]:
@@ -210,11 +217,12 @@ def require_development(deal_set: DealSet | str, purpose: str) -> DealSet:
 
 
 def main() -> None:
-    """Regenerate the committed sets: ``python -m eval.deals``."""
-    DEALS_DIR.mkdir(exist_ok=True)
+    """Regenerate the committed sets: ``python -m eval.deals`` (in a source checkout)."""
+    out = Path(__file__).resolve().parent / "deals"  # the source tree: these files are committed
+    out.mkdir(exist_ok=True)
     for name, spec in STANDARD_SETS.items():
         ds = generate(name, spec.seed, spec.count, spec.role)
-        save(ds, DEALS_DIR / f"{name}.json")
+        save(ds, out / f"{name}.json")
         print(f"{name}: {spec.count} deals, seed {spec.seed}, {spec.role}, sha256 {ds.checksum}")
 
 

@@ -1,0 +1,121 @@
+"""A built wheel works outside the repository (issue 11).
+
+The wheel is built from a copy of the packages (so the checkout gets no build/ or egg-info) and
+installed into a fresh venv that has no site packages of its own. Its third-party dependencies
+(numpy, torch, ...) come from this interpreter's site-packages, added to the fresh venv as a
+plain path *after* the wheel's: a plain path line in a .pth file does not run that folder's own
+.pth files, so the editable install of this checkout stays off and ``import eval`` finds the
+installed copy. Every command runs from an empty folder outside the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("baloot_env", "agents", "eval", "train")
+
+
+def _run(argv: list, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return subprocess.run([str(a) for a in argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _ok(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 0, (
+        f"exit {proc.returncode}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+    )
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    """The wheel, a fresh venv with it installed, and an empty folder outside the repository."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    for name in PACKAGES:
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    _ok(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
+              "-w", tmp / "dist", src]))  # fmt: skip
+    (wheel,) = (tmp / "dist").glob("baloot_rl-*.whl")
+
+    env_dir = tmp / "venv"
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(env_dir)
+    python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
+    # This interpreter's pip installs into the fresh venv (--python), which sees only its own packages.
+    _ok(_run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", "--no-deps", wheel]))
+    site = _ok(_run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])).strip()
+    Path(site, "zz_third_party.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+
+    elsewhere = tmp / "elsewhere"
+    elsewhere.mkdir()
+    return {"wheel": wheel, "python": python, "site": Path(site), "cwd": elsewhere}
+
+
+def test_the_wheel_holds_the_package_data_and_a_py_typed_in_every_package(built):
+    names = set(zipfile.ZipFile(built["wheel"]).namelist())
+    for package in PACKAGES:
+        assert f"{package}/py.typed" in names, package
+    from eval.deals import STANDARD_SETS
+
+    for name in STANDARD_SETS:
+        assert f"eval/deals/{name}.json" in names, name
+    assert {"train/configs/default.yaml", "train/configs/strong.yaml"} <= names
+    assert {"agents/policies/champion/manifest.json", "agents/policies/champion/weights.pt"} <= names
+
+
+def test_the_installed_copy_is_imported_not_the_checkout(built):
+    out = _ok(_run([built["python"], "-c", "import baloot_env, agents, eval, train; "
+                    "print('\\n'.join(m.__file__ for m in (baloot_env, agents, eval, train)))"], cwd=built["cwd"]))  # fmt: skip
+    files = [Path(line) for line in out.split()]
+    assert len(files) == len(PACKAGES)
+    for f in files:
+        assert f.is_relative_to(built["site"]) and not f.is_relative_to(ROOT), f
+
+
+def test_eval_runs_from_another_folder(built):
+    out = _ok(
+        _run([built["python"], "-m", "eval", "--a", "heuristic", "--b", "random", "--deals", "8"], cwd=built["cwd"])
+    )
+    assert "duplicate: A = heuristic  vs  B = random" in out
+    assert "8 deals x 2 tables" in out and "mean d (A - B, game points per deal)" in out
+
+
+def test_the_packaged_champion_configs_and_deal_sets_load_from_another_folder(built):
+    script = """
+import importlib.resources as r
+import numpy as np
+import agents
+from baloot_env.observation import OBS_SIZE
+from eval.deals import TEST, load_named
+from train.config import TrainConfig, load_config
+
+folder = r.files("agents") / "policies" / "champion"
+policy = agents.load_policy(str(folder))
+mask = np.zeros(42, dtype=np.int8)
+mask[[3, 9]] = 1
+assert policy.act(np.zeros(OBS_SIZE, dtype=np.float32), mask) in (3, 9)
+assert load_config("configs/default.yaml") == TrainConfig()
+assert load_config("configs/strong.yaml").ppo.total_steps > 0
+assert load_named("test960").role == TEST and len(load_named("small")) == 64
+print("ok", folder)
+"""
+    out = _ok(_run([built["python"], "-c", script], cwd=built["cwd"]))
+    assert out.startswith("ok ") and Path(out.split()[1]).is_relative_to(built["site"])
+    # the README's command line names the champion as policies/champion: it is found in the package
+    out = _ok(_run([built["python"], "-m", "eval", "--a", "policies/champion", "--b", "random", "--deals", "8", "--quiet"],
+                   cwd=built["cwd"]))  # fmt: skip
+    assert "A = policies/champion" in out
+    assert "--set KEY=VALUE" in _ok(_run([built["python"], "-m", "train", "--help"], cwd=built["cwd"]))
