@@ -27,6 +27,8 @@ from typing import Any, get_type_hints
 
 import yaml
 
+from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
+
 
 class ConfigError(ValueError):
     """A config file or override that does not fit the schema."""
@@ -67,16 +69,13 @@ class PPOConfig:
     total_steps: int = _f(1_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
 
 
-REWARDS = ("diff", "points", "win")  # env.reward, as baloot_v0's reward argument
-
-
 @dataclass(frozen=True)
 class EnvConfig:
     """The games the learner plays."""
 
     episode: str = _f("hand", "'hand' (one deal a game) or 'match' (R8, to 152)")
     reward: str = _f("diff", "'diff': hand score difference / reward_scale; 'points': unscaled; 'win': +-1 at the end")
-    reward_scale: float = _f(44.0, "the hand score difference is divided by this, as in baloot_v0 (44 = a Sun kaboot)")
+    reward_scale: float = _f(REWARD_SCALE, "hand score differences are divided by this (44 = a Sun kaboot, R7.6)")
     match_bonus: float = _f(1.0, "match episodes: added for the winner, subtracted for the loser at the end")
     rules: dict = _f({}, "RuleConfig fields (variants V1-V9); {} = the RULES.md defaults")
 
@@ -364,7 +363,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     # --- env
     e = cfg.env
     _need(e.episode in ("hand", "match"), "env.episode", e.episode, "'hand' or 'match'")
-    _need(e.reward in REWARDS, "env.reward", e.reward, " or ".join(repr(r) for r in REWARDS))
+    _need(e.reward in REWARD_MODES, "env.reward", e.reward, " or ".join(repr(r) for r in REWARD_MODES))
     _number("env.reward_scale", e.reward_scale, 0, low_open=True)
     _number("env.match_bonus", e.match_bonus, 0)
     from baloot_env.rules import RuleConfig
