@@ -199,9 +199,10 @@ class Table:
         ``to_act`` is its first bidder (R3.1). A refused action raises ``IllegalActionError``
         before anything changes.
         """
-        action = self.verify(action)
         hand = self.hand
-        hand.apply(action)
+        if hand is None:
+            raise BalootError("the table has no hand yet: call reset() first")
+        hand.apply(action)  # verifies first: a refused action raises before anything changes
         if not hand.done:
             return NOTHING
         result = hand.result

@@ -395,3 +395,18 @@ def test_batched_observations_equal_each_games_own_encoding_and_privileged_hands
             assert np.array_equal(masks[i], action_mask(g.hand, seat).astype(bool))
         venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         obs, *_ = venv.step_wait()
+
+
+def test_warm_start_value_targets_follow_the_training_reward():
+    """pretrain's value head learns the training reward (baloot_env.rewards), whatever its mode:
+    a number is the "diff" scale (as before), points are unscaled, win is the hand's sign."""
+    from baloot_env.rewards import Reward
+    from baloot_env.rules import RuleConfig
+    from train.pretrain import collect
+
+    diff = collect(150, 1, RuleConfig(), 0.1, 44.0, False)[3]
+    assert np.array_equal(diff, collect(150, 1, RuleConfig(), 0.1, Reward("diff"), False)[3])
+    points = collect(150, 1, RuleConfig(), 0.1, Reward("points"), False)[3]
+    win = collect(150, 1, RuleConfig(), 0.1, Reward("win"), False)[3]
+    assert np.allclose(points / 44.0, diff) and np.abs(points).max() > 1.0
+    assert set(np.unique(win)) <= {-1.0, 0.0, 1.0} and np.array_equal(win, np.sign(diff))
