@@ -48,7 +48,7 @@ def legal_mask(s: np.ndarray, g: int) -> int:
 
 
 @njit
-def apply_action(s, rng, queue, r, reward, sw, match_bonus: float, g: int, action: int) -> None:
+def apply_action(s, rng, queue, r, reward, sw, pay: np.ndarray, g: int, action: int) -> None:
     """Apply a legal action to game g; at a hand's end score it, keep the books and (with
     automatic reset) deal again."""
     phase = s[g, PHASE]
@@ -63,7 +63,7 @@ def apply_action(s, rng, queue, r, reward, sw, match_bonus: float, g: int, actio
     else:
         apply_doubling(s, g, action)
         return
-    end_hand(s, r, reward, sw, match_bonus, g)
+    end_hand(s, r, reward, sw, pay, g)
     if sw[SW_AUTO_RESET]:
         advance(s, rng, queue, sw, g)
 
@@ -76,7 +76,7 @@ def _clear_step(r: np.ndarray, reward: np.ndarray, g: int) -> None:
 
 
 @njit
-def step(s, rng, queue, r, reward, sw, match_bonus: float, actions) -> int:
+def step(s, rng, queue, r, reward, sw, pay: np.ndarray, actions) -> int:
     """Apply ``actions[g]`` in every game g; a game whose hand is over takes -1.
 
     Nothing changes unless every action is legal: returns the first game with an illegal action,
@@ -93,12 +93,12 @@ def step(s, rng, queue, r, reward, sw, match_bonus: float, actions) -> int:
     for g in range(n):
         _clear_step(r, reward, g)
         if s[g, PHASE] != DONE:
-            apply_action(s, rng, queue, r, reward, sw, match_bonus, g, actions[g])
+            apply_action(s, rng, queue, r, reward, sw, pay, g, actions[g])
     return -1
 
 
 @njit
-def random_steps(s, rng, queue, r, reward, sw, match_bonus: float, act_rng, steps: int) -> tuple[int, int]:
+def random_steps(s, rng, queue, r, reward, sw, pay: np.ndarray, act_rng, steps: int) -> tuple[int, int]:
     """``steps`` lockstep steps with actions drawn uniformly among the legal ones in the kernel.
 
     ``act_rng`` is a uint64 stream per game (``deal.seed_stream``). The results hold the last
@@ -114,7 +114,7 @@ def random_steps(s, rng, queue, r, reward, sw, match_bonus: float, act_rng, step
                 continue
             m = legal_mask(s, g)
             a = nth_set_bit(m, below(act_rng, g, popcount(m)))
-            apply_action(s, rng, queue, r, reward, sw, match_bonus, g, a)
+            apply_action(s, rng, queue, r, reward, sw, pay, g, a)
             decisions += 1
             hands += r[g, HAND_DONE]
     return decisions, hands

@@ -41,6 +41,7 @@ from baloot_env.batch.state import (
     QUEUE_LEN,
     QUEUE_POS,
     RAW,
+    SW_ROTATE_QUEUED,
     TO_ACT,
     TRICK_BEST_TRUMP,
     TRICK_CARDS,
@@ -101,18 +102,19 @@ def shuffle_deal(s: np.ndarray, rng: np.ndarray, g: int) -> None:
 
 
 @njit
-def next_deal(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, g: int, dealer: int) -> None:
+def next_deal(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, sw: np.ndarray, g: int, dealer: int) -> None:
     """Put game g's next deal in its ``DEAL`` and ``DEALER`` columns: the queue first, then the stream.
 
-    A queued deal keeps its own dealer (R11.2). A random one takes ``dealer``, or, when that is
-    -1 (a match's first deal, or a single-hand episode), a dealer drawn from the stream after
-    the cards, as ``random_deal`` draws it (R2.1).
+    ``dealer`` is the rotation's (R2.1, V9), or -1 at a match's first deal and in a hand episode.
+    A queued deal keeps its own dealer (R11.2), unless the switch ``SW_ROTATE_QUEUED`` gives it
+    the rotation's, as ``driver.DealSource(dealers="rotate")``. A random deal takes ``dealer``,
+    or when that is -1 one drawn from the stream after the cards, as ``random_deal`` draws it.
     """
     pos = s[g, QUEUE_POS]
     if pos < s[g, QUEUE_LEN]:
         for c in range(NUM_CARDS):
             s[g, DEAL + c] = queue[g, pos, c]
-        s[g, DEALER] = queue[g, pos, DEAL_DEALER]
+        s[g, DEALER] = dealer if dealer >= 0 and sw[SW_ROTATE_QUEUED] else queue[g, pos, DEAL_DEALER]
         s[g, QUEUE_POS] = pos + 1
         return
     shuffle_deal(s, rng, g)

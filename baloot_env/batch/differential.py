@@ -11,21 +11,22 @@ must agree, and at every hand's and match's end the results and scores. Used by
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from baloot_env.actions import PASS
 from baloot_env.batch.game import BatchGame
 from baloot_env.deal import Deal, random_deal
-from baloot_env.hand import HandState
-from baloot_env.match import MatchState
-from baloot_env.observation import action_mask, encode, match_context
+from baloot_env.hand import BIDDING, HandState
+from baloot_env.match import MatchState, match_context
+from baloot_env.observation import action_mask, encode
+from baloot_env.rewards import Reward, hand_rewards
 from baloot_env.rules import RuleConfig
 
-# How eagerly a game passes when it may (the rest is uniform): thrown-in deals (R3.5), long
-# doubling exchanges and the 99-deal cap (R8.4) are rare under uniform play alone.
-PASS_BIASES = (0.0, 0.0, 0.3, 0.6, 0.9, 0.97)
+# How eagerly a game passes in the calling when it may (otherwise uniform): thrown-in deals
+# (R3.5) and the 99-deal cap (R8.4) are rare under uniform play alone.
+PASS_BIASES = (0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.9, 0.995)
 
 
 class Mismatch(AssertionError):
@@ -63,6 +64,8 @@ def run_differential(
     queued_deals: int = 0,
     other_seats_every: int = 7,
     pass_biases: tuple[float, ...] = PASS_BIASES,
+    reward: Reward | None = None,
+    dealers: str = "given",
 ) -> DiffStats:
     """Play until ``hands`` hands have finished (in matches: and every started match has been
     compared to its end or is still running), comparing everything; raises ``Mismatch``.
@@ -78,19 +81,29 @@ def run_differential(
             the core must play exactly these first.
         other_seats_every: every so many steps, also compare the observations of the three
             seats not to act (their masks must be zeros, R11.3).
-        pass_biases: per game, drawn from these: the chance to pass when passing is legal.
+        pass_biases: per game, drawn from these: the chance to pass in the calling.
+        reward: the payoff whose rewards are compared with ``rewards.hand_rewards``.
+        dealers: the core's handling of queued deals' dealers ("given" or "rotate").
     """
+    reward = reward or Reward()
     rng = np.random.default_rng(seed)
     queues: list[list[Deal]] = [[random_deal(rng) for _ in range(queued_deals)] for _ in range(num_games)]
     core = BatchGame(
-        num_games, rules, episode, seed=seed, auto_reset=auto_reset, deals=queues if queued_deals else None
+        num_games,
+        rules,
+        episode,
+        seed=seed,
+        reward=reward,
+        auto_reset=auto_reset,
+        deals=queues if queued_deals else None,
+        dealers=dealers,
     )
     bias = rng.choice(np.array(pass_biases), size=num_games)
     matches: list[MatchState | None] = [MatchState(rules) if episode == "match" else None for _ in range(num_games)]
     engine: list[HandState] = []
     taken = [0] * num_games
     for g in range(num_games):
-        engine.append(_start(core, g, matches[g], queues[g], taken, rules))
+        engine.append(_start(core, g, matches[g], queues[g], taken, rules, dealers))
     stats = DiffStats()
     seats = np.zeros(num_games, dtype=np.int8)
     actions = np.zeros(num_games, dtype=np.int64)
@@ -107,7 +120,7 @@ def run_differential(
             want_obs = encode(hand, seat, ctx)
             _check(np.array_equal(obs[g], want_obs), core, g, hand, _diff("observation", obs[g], want_obs))
             legal = np.flatnonzero(want_mask)
-            if want_mask[PASS] and rng.random() < bias[g]:
+            if hand.phase == BIDDING and rng.random() < bias[g]:
                 actions[g] = PASS
             else:
                 actions[g] = legal[rng.integers(len(legal))]
@@ -137,6 +150,8 @@ def run_differential(
             )
             if hand.done:
                 finished.append(g)
+            else:
+                _check(res.reward[g] == 0.0, core, g, hand, f"reward {res.reward[g]} while no hand ended")
         for g in finished:
             _finish(core, g, engine[g], matches[g], rules, stats)
         if finished and not auto_reset:
@@ -145,25 +160,32 @@ def run_differential(
         for g in finished:
             if matches[g] is not None and matches[g].result is not None:
                 matches[g] = MatchState(rules)
-            engine[g] = _start(core, g, matches[g], queues[g], taken, rules)
+            engine[g] = _start(core, g, matches[g], queues[g], taken, rules, dealers)
         step += 1
     return stats
 
 
 def _start(
-    core: BatchGame, g: int, match: MatchState | None, queue: list[Deal], taken: list[int], rules: RuleConfig
+    core: BatchGame,
+    g: int,
+    match: MatchState | None,
+    queue: list[Deal],
+    taken: list[int],
+    rules: RuleConfig,
+    dealers: str,
 ) -> HandState:
     """The engine's hand for the deal the core has just dealt game g, checking where it came from."""
     deal = core.deal(g)
+    rotation = match.next_dealer() if match is not None else None  # R2.1, V9; None at a match's start
     if taken[g] < len(queue):
         want = queue[taken[g]]
         taken[g] += 1
+        if dealers == "rotate" and rotation is not None:
+            want = replace(want, dealer=rotation)
         if deal != want:
-            raise Mismatch(f"game {g}: the core dealt {deal.to_dict()}, the queue holds {want.to_dict()}")
-    elif match is not None and match.results:
-        want_dealer = match.next_dealer()  # R2.1, V9
-        if deal.dealer != want_dealer:
-            raise Mismatch(f"game {g}: the core's dealer is {deal.dealer}, R2.1 gives {want_dealer}")
+            raise Mismatch(f"game {g}: the core dealt {deal.to_dict()}, the queue gives {want.to_dict()}")
+    elif rotation is not None and deal.dealer != rotation:
+        raise Mismatch(f"game {g}: the core's dealer is {deal.dealer}, R2.1 gives {rotation}")
     if match is not None:
         return match.start_hand(deal)
     return HandState(deal, rules)
@@ -184,9 +206,11 @@ def _finish(
     res = core.results
     if match is None:
         _check(bool(res.episode_done[g]), core, g, hand, "a hand episode ended but the core's episode goes on")
+        _check_reward(core, g, hand, hand_rewards(core.reward, hand.result, match_episode=False))
         return
     match.end_hand()
     over = match.result is not None
+    _check_reward(core, g, hand, hand_rewards(core.reward, hand.result, match_episode=True, match=match.result))
     st = core.state
     books = [int(x) for x in st.field("match_score")[g]] + [
         int(st.field("deals_played")[g]),
@@ -222,6 +246,11 @@ def _check_done_phase(
             )
             _check(not masks[g].any(), core, g, engine[g], "a finished hand has a non-zero mask")
             stats.observations += 1
+
+
+def _check_reward(core: BatchGame, g: int, hand: HandState, want: tuple[float, float]) -> None:
+    got = float(core.results.reward[g])
+    _check(want == (got, -got), core, g, hand, f"rewards: core {got} (team 0), engine {want}")
 
 
 def _diff(what: str, got: np.ndarray, want: np.ndarray) -> str:

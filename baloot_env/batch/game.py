@@ -33,6 +33,7 @@ from baloot_env.batch.state import (
     BatchState,
     new_results,
     new_state,
+    payoff,
     rule_switches,
 )
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
@@ -40,6 +41,7 @@ from baloot_env.deal import Deal, parse_deal
 from baloot_env.errors import IllegalActionError
 from baloot_env.hand import PHASES
 from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 
 
@@ -72,11 +74,13 @@ class BatchGame:
         rules: the variants (V1-V9); default RULES.md.
         episode: "hand" (one deal) or "match" (R8).
         seed: seeds every game's deal stream; game g's deals depend on (seed, g) only.
-        reward: "diff", "points" or "win", as ``baloot_env.env``.
-        match_bonus: added for the match winner (and taken from the loser), as ``baloot_env.env``.
+        reward: how teams are paid (``baloot_env.rewards.Reward``, or its mode: "diff", "points",
+            "win", with the default scale and match bonus).
         auto_reset: a finished hand deals the next one (or a new episode) within the same step;
             off, a finished game waits in the done phase until ``advance_finished``.
-        deals: per game, deals to play before its random stream (R11.2: each keeps its dealer).
+        deals: per game, deals to play before its random stream (R11.2).
+        dealers: "given" (a queued deal keeps its dealer) or "rotate" (after a match's first
+            deal, the rotation's, R2.1), as ``driver.DealSource``.
     """
 
     def __init__(
@@ -85,18 +89,19 @@ class BatchGame:
         rules: RuleConfig | None = None,
         episode: str = "hand",
         seed: int = 0,
-        reward: str = "diff",
-        match_bonus: float = 1.0,
+        reward: Reward | str = "diff",
         auto_reset: bool = True,
         deals: Sequence[Sequence[Deal | dict]] | None = None,
+        dealers: str = "given",
     ):
         if num_games < 1:
             raise ValueError(f"num_games must be at least 1, got {num_games}")
         self.rules = rules or RuleConfig()
         self.episode = episode
         self.auto_reset = auto_reset
-        self.switches = rule_switches(self.rules, episode, reward, auto_reset)
-        self.match_bonus = float(match_bonus)
+        self.reward = reward if isinstance(reward, Reward) else Reward(reward)
+        self.switches = rule_switches(self.rules, episode, self.reward.mode, auto_reset, dealers)
+        self.payoff = payoff(float(self.reward.scale), float(self.reward.match_bonus))
         queue, counts = (None, None)
         if deals is not None:
             if len(deals) != num_games:
@@ -127,7 +132,7 @@ class BatchGame:
         if seed is not None and seed < 0:
             raise ValueError(f"seed must be >= 0, got {seed}")
         st = self.state
-        reset_games(st.games, st.rng, st.queue, 0 if seed is None else seed, seed is not None)
+        reset_games(st.games, st.rng, st.queue, self.switches, 0 if seed is None else seed, seed is not None)
 
     def observe(self, seats: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Fill and return ``(self.obs, self.masks)``: for each game the observation (float32[N,
@@ -152,7 +157,7 @@ class BatchGame:
         if acts.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {acts.shape}")
         st, res = self.state, self.results
-        bad = core.step(st.games, st.rng, st.queue, res.table, res.reward, self.switches, self.match_bonus, acts)
+        bad = core.step(st.games, st.rng, st.queue, res.table, res.reward, self.switches, self.payoff, acts)
         if bad >= 0:
             raise self._illegal(bad, int(acts[bad]))
         return self.results
@@ -162,7 +167,7 @@ class BatchGame:
         (uint64[N] streams, e.g. ``seed_streams``); returns (decisions, hands finished)."""
         st, res = self.state, self.results
         d, h = core.random_steps(
-            st.games, st.rng, st.queue, res.table, res.reward, self.switches, self.match_bonus, rng, steps
+            st.games, st.rng, st.queue, res.table, res.reward, self.switches, self.payoff, rng, steps
         )
         return int(d), int(h)
 

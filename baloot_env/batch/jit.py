@@ -26,6 +26,7 @@ _ENGINE_SOURCES = (
     "match.py",
     "observation.py",
     "projects.py",
+    "rewards.py",
     "rules.py",
     "scoring.py",
 )

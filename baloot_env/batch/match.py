@@ -1,8 +1,9 @@
 """The episode around each hand: the match (R8), rewards, and the next deal (R2.1, V9).
 
-Rewards follow ``baloot_env.env``: partners share team 0's reward or its negative; "diff" pays
-(score0 - score1) / 44 when a hand ends, "points" the same unscaled, and in match episodes
-``match_bonus`` goes to the winner at the end; "win" pays only at the episode's end, +1 / -1 / 0.
+Rewards are ``baloot_env.rewards.hand_rewards``'s: partners share team 0's reward, opponents
+get its negative; "diff" pays (score0 - score1) / scale when a hand ends, "points" the same
+unscaled, and in match episodes the match bonus goes to the winner (and from the loser) at the
+end; "win" pays only at the episode's end, +1 / -1 / 0.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from baloot_env.batch.state import (
     M_SCORE,
     M_WINNER,
     MATCH_SCORE,
+    PAY_BONUS,
+    PAY_SCALE,
     QUEUE_POS,
     R_CONTRACT,
     R_GAHWA_WINNER,
@@ -32,7 +35,6 @@ from baloot_env.batch.state import (
     REASON_GAHWA,
     REASON_HANDS,
     REASON_TARGET,
-    REWARD_MODES,
     SW_EPISODE,
     SW_HANDS,
     SW_REWARD,
@@ -40,18 +42,15 @@ from baloot_env.batch.state import (
     SW_WIN_ABOVE,
 )
 from baloot_env.cards import NUM_SEATS
+from baloot_env.rewards import REWARD_MODES
 from baloot_env.rules import MAX_DEALS, TARGET_SCORE
-from baloot_env.scoring import KABOOT_VALUE
-from baloot_env.scoring import SUN as _SUN_NAME
 
-# baloot_env.env.REWARD_SCALE: a Sun kaboot (R7.6), so ordinary hands land in [-1, 1].
-REWARD_SCALE = float(KABOOT_VALUE[_SUN_NAME])
 REWARD_DIFF, REWARD_POINTS, REWARD_WIN = (REWARD_MODES.index(m) for m in ("diff", "points", "win"))
 _NOT_OVER = -2
 
 
 @njit
-def end_hand(s: np.ndarray, r: np.ndarray, reward: np.ndarray, sw: np.ndarray, match_bonus: float, g: int) -> None:
+def end_hand(s: np.ndarray, r: np.ndarray, reward: np.ndarray, sw: np.ndarray, pay: np.ndarray, g: int) -> None:
     """After game g's hand is scored: the match's books and end (R8.1-R8.4), rewards, end flags."""
     r[g, HAND_DONE] = 1
     s0 = r[g, R_SCORE]
@@ -60,7 +59,7 @@ def end_hand(s: np.ndarray, r: np.ndarray, reward: np.ndarray, sw: np.ndarray, m
     mode = sw[SW_REWARD]
     value = 0.0
     if mode == REWARD_DIFF:
-        value += diff / REWARD_SCALE
+        value += diff / pay[PAY_SCALE]
     elif mode == REWARD_POINTS:
         value += float(diff)
     episode = sw[SW_EPISODE]
@@ -102,7 +101,7 @@ def end_hand(s: np.ndarray, r: np.ndarray, reward: np.ndarray, sw: np.ndarray, m
         r[g, M_SCORE + 1] = m1
         r[g, M_REASON] = reason
         if winner >= 0:
-            bonus = 1.0 if mode == REWARD_WIN else match_bonus
+            bonus = 1.0 if mode == REWARD_WIN else pay[PAY_BONUS]
             value += bonus if winner == 0 else -bonus
         r[g, EPISODE_DONE] = 1
         s[g, EPISODE_OVER] = 1
@@ -110,14 +109,14 @@ def end_hand(s: np.ndarray, r: np.ndarray, reward: np.ndarray, sw: np.ndarray, m
 
 
 @njit
-def new_episode(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, g: int) -> None:
+def new_episode(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, sw: np.ndarray, g: int) -> None:
     """Start game g's next episode: a fresh match and a deal with a random dealer (R2.1)."""
     s[g, MATCH_SCORE] = 0
     s[g, MATCH_SCORE + 1] = 0
     s[g, DEALS_PLAYED] = 0
     s[g, HANDS_SCORED] = 0
     s[g, EPISODE_OVER] = 0
-    next_deal(s, rng, queue, g, -1)
+    next_deal(s, rng, queue, sw, g, -1)
     start_hand(s, g)
 
 
@@ -126,18 +125,18 @@ def advance(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, sw: np.ndarray, g
     """Deal game g's next hand after a finished one: the match goes on with the deal moved on
     (R2.1, V9), or a new episode begins."""
     if s[g, EPISODE_OVER]:
-        new_episode(s, rng, queue, g)
+        new_episode(s, rng, queue, sw, g)
         return
-    next_deal(s, rng, queue, g, (s[g, DEALER] + sw[SW_ROTATION]) % NUM_SEATS)
+    next_deal(s, rng, queue, sw, g, (s[g, DEALER] + sw[SW_ROTATION]) % NUM_SEATS)
     start_hand(s, g)
 
 
 @njit
-def reset_games(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, seed: int, reseed: bool) -> None:
+def reset_games(s: np.ndarray, rng: np.ndarray, queue: np.ndarray, sw: np.ndarray, seed: int, reseed: bool) -> None:
     """Every game starts a new episode from its first queued deal; with ``reseed``, game g's
     stream restarts from (seed, g)."""
     for g in range(s.shape[0]):
         if reseed:
             rng[g] = seed_stream(seed, g)
         s[g, QUEUE_POS] = 0
-        new_episode(s, rng, queue, g)
+        new_episode(s, rng, queue, sw, g)

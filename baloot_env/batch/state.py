@@ -21,6 +21,7 @@ from baloot_env.hand import DONE as _DONE
 from baloot_env.hand import DOUBLING as _DOUBLING
 from baloot_env.hand import PHASES
 from baloot_env.hand import PLAY as _PLAY
+from baloot_env.rewards import REWARD_MODES
 from baloot_env.rules import RuleConfig
 
 # Phases, numbered as the observation's ``phase`` piece orders them.
@@ -36,8 +37,6 @@ DEAL_ROW = NUM_CARDS + 1
 
 # Episode kinds (the observation's ``match_mode`` piece): one hand, target 152 (R8.1), hands (R8.2).
 EPISODE_HAND, EPISODE_TARGET, EPISODE_HANDS = 0, 1, 2
-# Reward modes, as ``baloot_env.env``'s ``reward`` argument.
-REWARD_MODES = ("diff", "points", "win")
 # Why a match ended, as ``MatchResult.reason``.
 REASONS = ("target", "hands", "gahwa", "cap")
 REASON_TARGET, REASON_HANDS, REASON_GAHWA, REASON_CAP = range(len(REASONS))
@@ -146,19 +145,24 @@ SW_BALOOT_KEPT = 8  # V8
 SW_ROTATION = 9  # V9: seats the deal moves on, 3 (left, R2.1) or 1 (right)
 SW_REWARD = 10  # index into REWARD_MODES
 SW_AUTO_RESET = 11  # 1: a finished game starts its next deal within the same step
-NUM_SWITCHES = 12
+SW_ROTATE_QUEUED = 12  # 1: queued deals take the rotation's dealer after a match's first (DealSource "rotate")
+NUM_SWITCHES = 13
+# Indexes into the payoff array (``payoff``): the "diff" divisor and the match bonus (``baloot_env.rewards``).
+PAY_SCALE, PAY_BONUS = 0, 1
 
 
 def rule_switches(
-    rules: RuleConfig, episode: str = "hand", reward: str = "diff", auto_reset: bool = True
+    rules: RuleConfig, episode: str = "hand", reward: str = "diff", auto_reset: bool = True, dealers: str = "given"
 ) -> np.ndarray:
     """The int64 switch array the kernels read, from a ``RuleConfig`` (V1-V9) and the episode.
 
     Args:
         rules: the variants.
         episode: "hand" (one deal per episode) or "match" (R8, as ``rules.match`` says).
-        reward: "diff", "points" or "win", as ``baloot_env.env``.
+        reward: "diff", "points" or "win" (``baloot_env.rewards``).
         auto_reset: whether a finished game deals again within the step that finished it.
+        dealers: queued deals keep their dealer ("given", R11.2) or, after a match's first
+            deal, take the rotation's ("rotate", R2.1), as ``driver.DealSource``.
     """
     if not isinstance(rules, RuleConfig):
         raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
@@ -166,6 +170,8 @@ def rule_switches(
         raise ValueError(f"episode must be 'hand' or 'match', got {episode!r}")
     if reward not in REWARD_MODES:
         raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+    if dealers not in ("given", "rotate"):
+        raise ValueError(f"dealers must be 'given' or 'rotate', got {dealers!r}")
     sw = np.zeros(NUM_SWITCHES, dtype=np.int64)
     sw[SW_SUN_DOUBLE] = rules.sun_double
     sw[SW_PROJECTS] = rules.projects
@@ -182,7 +188,16 @@ def rule_switches(
     sw[SW_ROTATION] = rules.next_dealer(0)
     sw[SW_REWARD] = REWARD_MODES.index(reward)
     sw[SW_AUTO_RESET] = auto_reset
+    sw[SW_ROTATE_QUEUED] = dealers == "rotate"
     return sw
+
+
+def payoff(scale: float, match_bonus: float) -> np.ndarray:
+    """The float64 payoff array the kernels read (``PAY_SCALE``, ``PAY_BONUS``)."""
+    out = np.zeros(2, dtype=np.float64)
+    out[PAY_SCALE] = scale
+    out[PAY_BONUS] = match_bonus
+    return out
 
 
 class BatchState(NamedTuple):
