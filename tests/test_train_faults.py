@@ -28,15 +28,21 @@ from train.trainer import BalootPPO
 
 # Evaluations every 128 decisions, checkpoints every 256: a promotion is often followed by a
 # stretch of training before the next checkpoint, the window issue 10 found a kill fatal in.
+# Seed, learning rate, entropy and the plain critic are pinned (not the main job's defaults) so
+# that this tiny run's promotion tests give both outcomes: promotions at 128 and 384, rejections
+# at 256 and 512 (the unkilled fixture checks that the matrix exercises both).
 KILL_CFG = {
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 512},
-    "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
+    "seed": 2,
+    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 512,
+            "learning_rate": 3e-4, "ent_coef": 0.01},  # fmt: skip
+    "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16], "privileged_critic": False},
     "opponents": {"self_weight": 0.25, "champion_weight": 0.5, "heuristic_weight": 0.25, "random_weight": 0.0,
                   "snapshot_every": 128},  # fmt: skip
     "log_every": 128,
     "checkpoint_every": 256,
-    "eval": {"every": 128, "deals": 4, "final_deals": 2, "final_deal_set": "small", "workers": 1, "promote": True},
-    "pretrain": {"positions": 200, "epochs": 1},
+    "eval": {"every": 128, "deals": 4, "deal_set": "small", "final_deals": 2, "final_deal_set": "small", "workers": 1,
+             "promote": True},  # fmt: skip
+    "pretrain": {"positions": 200, "epochs": 1, "workers": 1, "augment": False},
 }
 
 
