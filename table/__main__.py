@@ -1,0 +1,97 @@
+"""``python -m table``: serve the Baloot table in a browser (lobby, live tables, replays, score sheet).
+
+Examples::
+
+    python -m table                         # http://127.0.0.1:8000, the champion as opponents
+    python -m table --port 8080 --db runs/club.sqlite --agent runs/my_run/bundle
+    python -m table --db runs/eval_hands.sqlite   # and open /replay: hands saved by python -m eval
+
+Bad input (a port out of range, an unusable database path, an agent that cannot be loaded) is
+reported in one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+from pathlib import Path
+
+WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
+
+
+class InputError(ValueError):
+    """Bad command-line input (one line, exit 2)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    p = OneLineParser(prog="python -m table", description="Play Baloot against the bots in a browser.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (1-65535, default 8000)")
+    p.add_argument("--db", default="runs/table.sqlite", help="SQLite database of tables, hands and score sheets")
+    p.add_argument("--agent", action="append", default=[], metavar="PATH",
+                   help="offer this policy bundle or agent file as an opponent too (repeatable)")  # fmt: skip
+    p.add_argument("--default", default="champion", help="the opponents' default agent (default: the shipped champion)")
+    p.add_argument("--open", action="store_true", help="open the lobby in the default browser")
+    return p.parse_args(argv)
+
+
+def check(args: argparse.Namespace) -> None:
+    """Refuse bad input before anything starts (raises InputError with one line)."""
+    if not 1 <= args.port <= 65535:
+        raise InputError(f"--port must be 1 to 65535, got {args.port}")
+    db = Path(args.db)
+    if db.is_dir():
+        raise InputError(f"--db {args.db} is a folder, not a database file")
+    parent = db.parent if str(db.parent) else Path(".")
+    if parent.exists() and not os.access(parent, os.W_OK):
+        raise InputError(f"--db {args.db}: cannot write in {parent}")
+    if db.exists():
+        try:
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            con.execute("SELECT name FROM sqlite_master").fetchall()
+            con.close()
+        except sqlite3.DatabaseError as e:
+            raise InputError(f"--db {args.db} is not a SQLite database ({e})") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    try:
+        check(args)
+        try:
+            import uvicorn
+
+            from table.server import create_app
+        except ImportError as e:
+            raise InputError(f"the table server needs its extra: pip install -e '.[table]' ({e})") from None
+        from agents.registry import AgentSpecError
+
+        try:
+            app = create_app(args.db, agents=args.agent, default_agent=args.default)
+            app.state.hub.agent(app.state.choices[args.default])  # load (and verify) the default now
+        except (AgentSpecError, ValueError, ImportError) as e:
+            raise InputError(str(e).splitlines()[0]) from None
+    except InputError as e:
+        print(f"python -m table: error: {e}", file=sys.stderr)
+        return 2
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+    print(f"Baloot table: {url}  (database {args.db}; Ctrl-C stops, every table resumes on restart)", flush=True)
+    if args.open:
+        import threading
+        import webbrowser
+
+        threading.Timer(1.0, webbrowser.open, (url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=WS_MAX_SIZE, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""The server's live side: rooms, their connections, and the moves nobody has to wait for.
+
+A ``Hub`` keeps every live ``Room`` (``table.room``) of one server, the WebSocket connections
+of each seat and watcher, and one task per room that makes the moves a person does not make:
+a bot's move, a move on timeout (R10.2), the seat of a player on autopilot, away or gone
+(R10.3). Agents come from ``agents.registry.make_agent``, one instance per spec shared by all
+rooms; a slow agent (``search``) thinks in a worker thread, so the event loop keeps serving
+the other tables. After every change the room is saved (``table.store``: R10.4, every finished
+hand) and each connection is sent what its seat may see (``table.views``).
+
+All room changes happen on the event loop's thread, so rooms need no locks; an agent thinking in
+a thread gets a ``PlayerView`` (a snapshot) and its answer is applied only if the room has not
+moved on meanwhile (``Room.apply_auto``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import threading
+from typing import Any
+
+from agents.base import Agent, PlayerView
+from agents.registry import make_agent
+from baloot_env.errors import IllegalActionError
+from table.clocks import Clock
+from table.room import Refused, Room, RoomConfig
+from table.store import Store
+from table.views import all_message, view_message
+
+log = logging.getLogger("baloot.table")
+MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
+QUEUE_LIMIT = 512  # messages waiting for a slow client before it is dropped
+FAST_AGENTS = ("random", "heuristic")  # answer in microseconds: no worker thread needed
+
+
+class Conn:
+    """One WebSocket: a seat's (``seat`` 0-3) or a watcher's (``seat`` None)."""
+
+    def __init__(self, ws: Any, room: Room, seat: int | None):
+        self.ws, self.room, self.seat = ws, room, seat
+        self.queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_LIMIT)
+        self.closed_page = False  # the client said it is closing (R10.3: the 10 s hold)
+        self.task: asyncio.Task | None = None
+        self.dead = False
+
+    def push(self, message: dict[str, Any]) -> None:
+        if self.dead:
+            return
+        try:
+            self.queue.put_nowait(json.dumps(message, separators=(",", ":")))
+        except asyncio.QueueFull:  # a client this far behind is gone; it reconnects and gets the state
+            log.warning("room %s seat %s: client too slow, dropping it", self.room.id, self.seat)
+            self.dead = True
+            asyncio.get_running_loop().create_task(self._close())
+
+    async def _close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(4008)
+
+    async def writer(self) -> None:
+        while True:
+            text = await self.queue.get()
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the socket is gone: its reader ends the connection
+                return
+
+
+class Hub:
+    """Live rooms of one server (module docstring).
+
+    Args:
+        store: the database.
+        clock: where time comes from (``SystemClock``, or ``FakeClock`` in tests).
+    """
+
+    def __init__(self, store: Store, clock: Clock):
+        self.store, self.clock = store, clock
+        self.rooms: dict[str, Room] = {}
+        self.conns: dict[str, list[Conn]] = {}
+        self.pokes: dict[str, asyncio.Event] = {}
+        self.tasks: dict[str, asyncio.Task] = {}
+        self.agents: dict[str, Agent] = {}
+        self.agent_locks: dict[str, threading.Lock] = {}
+        self.moves = 0  # moves applied by this hub (the load test reads it)
+        self.running = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # ------------------------------------------------------------------ life
+    async def start(self) -> None:
+        """Resume every unfinished room of the database (R10.4), then serve."""
+        self.running = True
+        self.loop = asyncio.get_running_loop()
+        now = self.clock.now()
+        for data in self.store.live_rooms():
+            try:
+                room = Room.from_data(data, now)
+            except (KeyError, TypeError, ValueError) as e:
+                log.error("room %s cannot be resumed: %s", data.get("id"), e)
+                continue
+            room.persons_connected_lost(now)
+            self._add(room)
+
+    async def stop(self) -> None:
+        """Stop every room's task and save each room as it stands (its clocks included)."""
+        self.running = False
+        for task in self.tasks.values():
+            task.cancel()
+        for task in self.tasks.values():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        now = self.clock.now()
+        for room in self.rooms.values():
+            self._save(room, now)
+        for conns in self.conns.values():
+            for c in conns:
+                if c.task is not None:
+                    c.task.cancel()
+
+    def agent(self, spec: str) -> Agent:
+        """The shared agent for ``spec`` (loaded once; a bundle is verified when loaded)."""
+        if spec not in self.agents:
+            self.agents[spec] = make_agent(spec, 0)
+            self.agent_locks[spec] = threading.Lock()
+        return self.agents[spec]
+
+    # ------------------------------------------------------------------ rooms
+    def create(self, config: RoomConfig, creator: int | None) -> tuple[Room, dict[str, str]]:
+        """A new room; returns it and its tokens: ``seat`` (the creator's), ``invite`` (when a
+        seat is left for someone else), ``watch`` (a table without persons)."""
+        for seat in config.seats:
+            self.agent(seat.agent)  # load (and verify) every agent before the room exists
+        room_id = secrets.token_urlsafe(9)
+        now = self.clock.now()
+        room = Room(room_id, config, now)
+        tokens: dict[str, str] = {}
+        if creator is not None:
+            tokens["seat"] = room.issue_token(creator)
+        if room.open_seats():
+            tokens["invite"] = room.issue_invite()
+        if not config.persons:
+            tokens["watch"] = room.issue_watch()
+        if not room.open_seats():
+            room.start(now)
+        self._save(room, now, seats=True)
+        self._add(room)
+        return room, tokens
+
+    def _add(self, room: Room) -> None:
+        self.rooms[room.id] = room
+        self.conns.setdefault(room.id, [])
+        self.pokes[room.id] = asyncio.Event()
+        self.tasks[room.id] = asyncio.get_running_loop().create_task(self._run(room))
+
+    def _save(self, room: Room, now: float, seats: bool = False) -> None:
+        for hand in room.pop_finished_hands():
+            self.store.add_hand(hand, "live")
+        seat_rows = None
+        if seats:
+            seat_rows = [{**s.to_dict(), "name": room.names[i]} for i, s in enumerate(room.config.seats)]
+        self.store.save_room(room.id, room.to_data(now), room.over, seat_rows)
+
+    def changed(self, room: Room, seats: bool = False) -> None:
+        """Save the room, send every connection its view, and wake the room's task."""
+        now = self.clock.now()
+        self._save(room, now, seats)
+        self.broadcast(room, now)
+        poke = self.pokes.get(room.id)
+        if poke is not None:
+            poke.set()
+
+    # ------------------------------------------------------------------ what clients see
+    def message(self, room: Room, seat: int | None, now: float) -> dict[str, Any]:
+        """The state message for a seat (its ``PlayerView`` only) or for a watcher."""
+        msg: dict[str, Any] = {"type": "state", **room.room_info(now)}
+        if room.table.hand is None:
+            msg["seat"] = seat
+            msg["phase"] = "waiting"
+        elif seat is None:
+            msg.update(all_message(room.table.hand, room.table.context))
+        else:
+            msg.update(view_message(PlayerView.from_table(room.table, seat)))
+        return msg
+
+    def broadcast(self, room: Room, now: float) -> None:
+        cache: dict[int | None, dict] = {}
+        for conn in self.conns.get(room.id, ()):
+            if conn.seat not in cache:
+                cache[conn.seat] = self.message(room, conn.seat, now)
+            conn.push(cache[conn.seat])
+
+    # ------------------------------------------------------------------ connections
+    def attach(self, room: Room, seat: int | None, ws: Any) -> Conn:
+        conn = Conn(ws, room, seat)
+        first = seat is not None and not any(c.seat == seat for c in self.conns[room.id])
+        self.conns[room.id].append(conn)
+        conn.task = asyncio.get_running_loop().create_task(conn.writer())
+        if first:
+            room.connected(seat, self.clock.now())
+            self.changed(room)
+        else:
+            conn.push(self.message(room, seat, self.clock.now()))
+        return conn
+
+    def detach(self, conn: Conn, closed: bool = False) -> None:
+        conns = self.conns.get(conn.room.id, [])
+        if conn in conns:
+            conns.remove(conn)
+        if conn.task is not None:
+            conn.task.cancel()
+        room = conn.room
+        if conn.seat is not None and self.running and not any(c.seat == conn.seat for c in conns):
+            room.disconnected(conn.seat, self.clock.now(), closed or conn.closed_page)  # R10.3
+            self.changed(room)
+
+    def receive(self, conn: Conn, text: str | bytes | None) -> None:
+        """One message from a seat's client: applied, or refused with a clear message."""
+        try:
+            if text is None or len(text) > MAX_MESSAGE:
+                raise Refused("too_large", f"a message is at most {MAX_MESSAGE} bytes")
+            if conn.seat is None:
+                raise Refused("not_your_seat", "a watcher cannot act")
+            try:
+                message = json.loads(text)
+            except (ValueError, UnicodeDecodeError):
+                raise Refused("malformed", "a message is a JSON object") from None
+            done = conn.room.handle(conn.seat, message, self.clock.now())
+        except Refused as e:
+            conn.push({"type": "error", "code": e.code, "message": str(e)})
+            return
+        if done == "pong":
+            conn.push({"type": "pong"})
+        elif done == "bye":
+            conn.closed_page = True
+        else:
+            if done == "acted":
+                self.moves += 1
+            self.changed(conn.room)
+
+    # ------------------------------------------------------------------ moves by themselves
+    async def _run(self, room: Room) -> None:
+        poke = self.pokes[room.id]
+        while self.running:
+            poke.clear()
+            now = self.clock.now()
+            if room.tick(now):
+                self.changed(room)
+            due = room.auto_due(now)
+            if due is not None:
+                await self._auto(room, *due)
+                continue
+            if room.over:
+                return
+            wake = room.next_wakeup()
+            timeout = self.clock.poll if wake is None else min(self.clock.poll, max(0.0, wake - now))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(poke.wait(), timeout)
+
+    async def _auto(self, room: Room, seat: int, reason: str) -> None:
+        """Ask the seat's agent (the bot, or the person's stand-in) and apply its move."""
+        ply = room.ply
+        view = PlayerView.from_table(room.table, seat)
+        spec = room.agent_spec(seat)
+        try:
+            agent = self.agent(spec)
+            if spec in FAST_AGENTS:
+                action = agent.act(view)
+            else:
+                action = await asyncio.to_thread(self._think, spec, agent, view)
+        except Exception as e:  # a broken agent must not stop the table
+            log.error("room %s seat %d: agent %s failed (%s); playing the first legal move", room.id, seat, spec, e)
+            action = view.legal_actions[0]
+        try:
+            applied = room.apply_auto(seat, action, reason, ply, self.clock.now())
+        except IllegalActionError as e:
+            log.error("room %s seat %d: agent %s chose an illegal action: %s", room.id, seat, spec, e)
+            applied = room.apply_auto(seat, view.legal_actions[0], reason, ply, self.clock.now())
+        if applied:
+            self.moves += 1
+            self.changed(room)
+
+    def _think(self, spec: str, agent: Agent, view: PlayerView) -> int:
+        with self.agent_locks[spec]:  # one agent instance serves every room: one call at a time
+            return agent.act(view)

@@ -1,0 +1,478 @@
+"""One live table: the authoritative game state over ``baloot_env.driver.Table`` (issue 13).
+
+A ``Room`` owns the match (a ``Table`` in "match" episodes, deals drawn from the room's seed),
+its seats (a person or an agent on each), the club's clocks (``clocks.ClubClock``, R10) and the
+log of the current hand (every action with its time and who made it). Every message from a
+client goes through ``Room.handle``, which checks it against the rules before anything changes:
+a message for another seat, out of turn, illegal, malformed, from a seat that has left, or
+stale is refused with a ``Refused`` naming the reason, and the room is unchanged.
+
+The room never waits and never runs an agent: it says which seat must be played by itself
+and when (``auto_due``, ``next_wakeup``), and the caller (``table.hub``) asks the agent, off the
+event loop when it is slow, and hands the answer to ``apply_auto``. Time comes in as ``now``
+from the caller's clock. Standard library only (agents are the hub's business).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from baloot_env.cards import NUM_SEATS
+from baloot_env.deal import Deal, random_deal
+from baloot_env.driver import DealSource, Table
+from baloot_env.errors import IllegalActionError
+from baloot_env.rules import RuleConfig
+from table.clocks import BOT, HUMAN, LEFT, TEMPOS, ClubClock
+from table.views import turn_kind
+
+ROOM_FORMAT = "baloot-room-1"
+MAX_NAME = 40
+MESSAGE_TYPES = ("act", "take_over", "leave", "bye", "ping")
+ACT_KEYS = {"type", "action", "seat", "ply"}
+
+
+class Refused(ValueError):
+    """A client message the room does not accept; nothing changed.
+
+    Attributes:
+        code: a short reason: ``malformed``, ``not_your_seat``, ``not_your_turn``, ``illegal``,
+            ``stale``, ``left``, ``not_started``, ``over``, ``too_large``, ``bad_token``.
+    """
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """Who sits in a seat: a ``person`` (``agent`` stands in for them, R10.2, R10.3) or a
+    ``bot`` (``agent`` plays it). ``agent`` is an ``agents.make_agent`` spec."""
+
+    kind: str
+    agent: str
+    name: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "agent": self.agent, "name": self.name}
+
+
+@dataclass(frozen=True)
+class RoomConfig:
+    """A table's settings.
+
+    Attributes:
+        seats: four ``SeatSpec``, seat 0 first (teams {0, 2} and {1, 3}, R1.1).
+        rules: rule variants (V1-V9).
+        tempo: "relaxed", "normal" or "fast" (R10.1).
+        seed: the deals are drawn from it (deal n from ``random.Random(f"{seed}:{n}")``).
+        bot_delay: seconds between the turn passing to a bot and its move (watch-mode speed).
+    """
+
+    seats: tuple[SeatSpec, ...]
+    rules: RuleConfig = RuleConfig()
+    tempo: str = "normal"
+    seed: int = 0
+    bot_delay: float = 0.8
+
+    def __post_init__(self) -> None:
+        if len(self.seats) != NUM_SEATS or not all(isinstance(s, SeatSpec) for s in self.seats):
+            raise ValueError(f"a room needs {NUM_SEATS} seats")
+        for i, s in enumerate(self.seats):
+            if s.kind not in ("person", "bot"):
+                raise ValueError(f"seat {i}: kind must be 'person' or 'bot', got {s.kind!r}")
+            if not isinstance(s.name, str) or not 0 < len(s.name) <= MAX_NAME:
+                raise ValueError(f"seat {i}: a name is 1 to {MAX_NAME} characters")
+        if self.tempo not in TEMPOS:
+            raise ValueError(f"tempo must be one of {list(TEMPOS)}, got {self.tempo!r}")
+        if not isinstance(self.bot_delay, (int, float)) or not 0 <= self.bot_delay <= 10:
+            raise ValueError(f"bot_delay must be 0 to 10 seconds, got {self.bot_delay!r}")
+
+    @property
+    def persons(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.kind == "person"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seats": [s.to_dict() for s in self.seats],
+            "rules": self.rules.to_dict(),
+            "tempo": self.tempo,
+            "seed": self.seed,
+            "bot_delay": self.bot_delay,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RoomConfig:
+        return cls(
+            seats=tuple(SeatSpec(**s) for s in data["seats"]),
+            rules=RuleConfig.from_dict(data["rules"]),
+            tempo=data["tempo"],
+            seed=int(data["seed"]),
+            bot_delay=float(data["bot_delay"]),
+        )
+
+
+class SeededDeals(DealSource):
+    """Deal ``n`` of a room comes from ``random.Random(f"{seed}:{n}")``: the room's saved form
+    needs only the seed and the count drawn to resume its deals (R10.4)."""
+
+    def __init__(self, seed: int, drawn: int = 0):
+        super().__init__(rng=None)
+        self.seed, self.drawn = seed, drawn
+
+    def next_deal(self, dealer: int | None) -> Deal | None:
+        deal = random_deal(random.Random(f"{self.seed}:{self.drawn}"), dealer)
+        self.drawn += 1
+        return deal
+
+
+def new_token() -> str:
+    """An unguessable token (192 random bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    """What the room keeps of a token: its SHA-256 (a copy of the database gives no seat away)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Room:
+    """One live table (module docstring).
+
+    Args:
+        room_id: the room's id (unguessable: it is part of the invitation link).
+        config: seats, rules, tempo, seed, bot speed.
+        now: the clock's time at creation.
+    """
+
+    def __init__(self, room_id: str, config: RoomConfig, now: float):
+        self.id = room_id
+        self.config = config
+        self.table = Table(config.rules, "match", SeededDeals(config.seed))
+        self.club = ClubClock(TEMPOS[config.tempo], [s.kind == "person" for s in config.seats])
+        self.tokens: list[str | None] = [None] * NUM_SEATS  # token hashes of the persons' seats
+        self.invite: str | None = None  # hash of the invitation token (None: nobody may join)
+        self.watch: str | None = None  # hash of the watch token (tables without a person)
+        self.names = [s.name for s in config.seats]
+        self.ply = 0  # actions applied since the room began: the state's version
+        self.hand_log: list[list] = []  # [seat, action, seconds since the hand began, by]
+        self.hand_began = now
+        self.hand_began_wall = time.time()
+        self.turn_since = now
+        self.started = False
+        self.finished_hands: list[dict[str, Any]] = []  # hands ended and not yet stored
+        self.last_result: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ seats and tokens
+    def issue_token(self, seat: int) -> str:
+        """A new token for a person's seat (the old one, if any, stops working)."""
+        if self.config.seats[seat].kind != "person":
+            raise ValueError(f"seat {seat} is a bot's")
+        token = new_token()
+        self.tokens[seat] = token_hash(token)
+        return token
+
+    def issue_invite(self) -> str:
+        token = new_token()
+        self.invite = token_hash(token)
+        return token
+
+    def issue_watch(self) -> str:
+        token = new_token()
+        self.watch = token_hash(token)
+        return token
+
+    def seat_of(self, token: object) -> int:
+        """The seat a token belongs to. Raises ``Refused("bad_token")``."""
+        if isinstance(token, str) and token:
+            h = token_hash(token)
+            for seat, t in enumerate(self.tokens):
+                if t is not None and hmac.compare_digest(t, h):
+                    return seat
+        raise Refused("bad_token", "this link does not belong to a seat at this table")
+
+    def is_watch_token(self, token: object) -> bool:
+        return isinstance(token, str) and self.watch is not None and hmac.compare_digest(self.watch, token_hash(token))
+
+    def open_seats(self) -> list[int]:
+        """Persons' seats nobody has joined yet."""
+        return [s for s in self.config.persons if self.tokens[s] is None]
+
+    def join(self, invite: object, name: str, now: float) -> tuple[int, str]:
+        """Someone with the invitation takes the first open seat; returns (seat, token).
+
+        Raises:
+            Refused: a wrong invitation, or no seat is open.
+        """
+        if not (isinstance(invite, str) and self.invite and hmac.compare_digest(self.invite, token_hash(invite))):
+            raise Refused("bad_token", "this invitation does not belong to this table")
+        open_ = self.open_seats()
+        if not open_:
+            raise Refused("full", "every seat at this table is taken")
+        seat = open_[0]
+        name = (name or "").strip()[:MAX_NAME] or self.names[seat]
+        self.names[seat] = name
+        token = self.issue_token(seat)
+        if not self.open_seats():
+            self.start(now)
+        return seat, token
+
+    # ------------------------------------------------------------------ the game
+    @property
+    def over(self) -> bool:
+        return self.started and self.table.over
+
+    def start(self, now: float) -> None:
+        """Deal the first hand (when every person's seat is taken)."""
+        if self.started:
+            return
+        self.started = True
+        self.table.reset()
+        self._begin_hand(now)
+        self._next_turn(now)
+
+    def _begin_hand(self, now: float) -> None:
+        self.hand_log = []
+        self.hand_began = now
+        self.hand_began_wall = time.time()
+
+    def _next_turn(self, now: float) -> None:
+        self.turn_since = now
+        seat = self.table.to_act
+        self.club.start_turn(seat, turn_kind(self.table.hand), now)
+
+    def _apply(self, seat: int, action: int, now: float, by: str) -> None:
+        """Apply an action already verified for ``seat``; log it; close a finished hand."""
+        hand = self.table.hand
+        match_score = list(hand.match_score)
+        outcome = self.table.apply(action)
+        self.ply += 1
+        self.hand_log.append([seat, action, round(now - self.hand_began, 3), by])
+        if outcome.hand_result is not None:
+            self.last_result = outcome.hand_result.to_info()
+            self.finished_hands.append(
+                {
+                    "room": self.id,
+                    "number": self.table.deals.drawn - (0 if outcome.episode_over else 1),
+                    "deal": hand.deal.to_dict(),
+                    "rules": self.config.rules.to_dict(),
+                    "match_score": match_score,
+                    "actions": self.hand_log,
+                    "result": self.last_result,
+                    "started": self.hand_began_wall,
+                    "finished": time.time(),
+                    "meta": {"names": self.names[:], "seats": [s.to_dict() for s in self.config.seats]},
+                }
+            )
+            self._begin_hand(now)
+        self._next_turn(now)
+
+    def handle(self, seat: int, message: object, now: float) -> str:
+        """Apply one client message from ``seat``'s connection; returns what it did.
+
+        Returns:
+            "acted", "took_over", "left", "bye" or "pong".
+
+        Raises:
+            Refused: the message is malformed, for another seat, out of turn, illegal, stale,
+                from a seat that has left, or the game has not started or is over. Nothing changed.
+        """
+        if not isinstance(message, dict):
+            raise Refused("malformed", "a message is a JSON object with a 'type'")
+        kind = message.get("type")
+        if kind not in MESSAGE_TYPES:
+            raise Refused("malformed", f"unknown message type {kind!r}; known: {list(MESSAGE_TYPES)}")
+        if "seat" in message and message["seat"] != seat:
+            raise Refused(
+                "not_your_seat", f"this connection plays seat {seat}; a message for seat {message['seat']!r} is refused"
+            )
+        if kind == "ping":
+            return "pong"
+        if kind == "bye":  # the page is closing: the hold is 10 s, not 60 (R10.3)
+            return "bye"
+        if self.club.status[seat] == LEFT:
+            raise Refused("left", "you left this table: a bot plays your seat for the rest of the match (R10.3)")
+        if kind == "leave":
+            self.club.leave(seat)
+            return "left"
+        if kind == "take_over":
+            self.club.take_over(seat)
+            if self.table.to_act == seat:
+                self._next_turn(now)  # a full turn on the clock for the person (R10.2)
+            return "took_over"
+        extra = sorted(set(message) - ACT_KEYS, key=str)
+        if extra:
+            raise Refused("malformed", f"an 'act' message has the keys type, action (and seat, ply); not {extra}")
+        action = message.get("action")
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 42:
+            raise Refused("malformed", f"'action' must be an action id 0-41 (R9), got {action!r}")
+        if not self.started:
+            raise Refused("not_started", "the game has not started: seats are still open")
+        if self.table.over:
+            raise Refused("over", "the match is over")
+        if "ply" in message and message["ply"] != self.ply:
+            raise Refused("stale", f"the table has moved on (move {self.ply}, not {message['ply']!r}): look again")
+        if self.table.to_act != seat:
+            raise Refused("not_your_turn", f"it is seat {self.table.to_act}'s turn, not seat {seat}'s")
+        try:
+            action = self.table.verify(action)
+        except IllegalActionError as e:
+            raise Refused("illegal", str(e)) from None
+        self.club.record_person_move(seat)  # R10.2: playing ends the autopilot
+        self._apply(seat, action, now, "person")
+        return "acted"
+
+    # ------------------------------------------------------------------ connections (R10.3)
+    def connected(self, seat: int, now: float) -> None:
+        was_bot_played = not self.club.person_plays(seat)
+        self.club.connected(seat)
+        if was_bot_played and self.club.person_plays(seat) and self.table.to_act == seat:
+            self._next_turn(now)
+
+    def disconnected(self, seat: int, now: float, closed: bool = False) -> None:
+        self.club.disconnected(seat, now, closed)
+
+    # ------------------------------------------------------------------ what happens by itself
+    def tick(self, now: float) -> bool:
+        """Let holds run out (R10.3); True when a seat's status changed."""
+        return bool(self.club.expire_holds(now))
+
+    def auto_due(self, now: float) -> tuple[int, str] | None:
+        """(seat, reason) when the seat to act must be played now by an agent: reason "bot"
+        (a bot's seat, or a person's seat on autopilot, away or left) or "timeout" (R10.2)."""
+        if not self.started or self.table.over:
+            return None
+        seat = self.table.to_act
+        if not self.club.person_plays(seat):
+            return (seat, "bot") if now >= self.turn_since + self.config.bot_delay else None
+        return (seat, "timeout") if self.club.timed_out(now) else None
+
+    def next_wakeup(self) -> float | None:
+        """When something may happen by itself next (a bot's move, a clock or a hold running out)."""
+        times = []
+        if self.started and not self.table.over:
+            if not self.club.person_plays(self.table.to_act):
+                times.append(self.turn_since + self.config.bot_delay)
+        t = self.club.next_deadline()
+        if t is not None:
+            times.append(t)
+        return min(times) if times else None
+
+    def apply_auto(self, seat: int, action: int, reason: str, ply: int, now: float) -> bool:
+        """Apply an agent's ``action`` for ``seat``, asked at version ``ply`` for ``reason``.
+
+        Returns False (and changes nothing) when the table moved on meanwhile (the person
+        played first) or the reason no longer holds.
+
+        Raises:
+            IllegalActionError: the agent broke the rules (R9).
+        """
+        if ply != self.ply or self.auto_due(now) != (seat, reason):
+            return False
+        action = self.table.verify(action)
+        if reason == "timeout":
+            self.club.record_timeout(seat)  # R10.2
+        by = "timeout" if reason == "timeout" else ("bot" if self.config.seats[seat].kind == "bot" else "standin")
+        self._apply(seat, action, now, by)
+        return True
+
+    def agent_spec(self, seat: int) -> str:
+        return self.config.seats[seat].agent
+
+    def pop_finished_hands(self) -> list[dict[str, Any]]:
+        out, self.finished_hands = self.finished_hands, []
+        return out
+
+    # ------------------------------------------------------------------ what clients see
+    def room_info(self, now: float) -> dict[str, Any]:
+        """The public part of a message: seats, statuses, the clock, the version, results."""
+        club = self.club
+        left = club.remaining(now) if club.turn_seat >= 0 and club.person_plays(club.turn_seat) else None
+        match = self.table.match
+        return {
+            "room": self.id,
+            "ply": self.ply,
+            "started": self.started,
+            "names": self.names[:],
+            "kinds": [s.kind for s in self.config.seats],
+            "status": club.status[:],
+            "timeouts": club.timeouts[:],
+            "open_seats": self.open_seats(),
+            "tempo": {"name": club.tempo.name, "card": club.tempo.card, "call": club.tempo.call},
+            "clock": {
+                "seat": club.turn_seat,
+                "kind": club.turn_kind,
+                "left": None if left is None else round(left, 2),
+                "limit": club.tempo.limit(club.turn_kind),
+            },
+            "hand_number": self.table.deals.drawn,
+            "last_result": self.last_result,
+            "match_result": match.result.to_info() if match is not None and match.result is not None else None,
+            "results": [r.to_info()["score"] for r in match.results] if match is not None else [],
+        }
+
+    # ------------------------------------------------------------------ saving (R10.4)
+    def to_data(self, now: float) -> dict[str, Any]:
+        """Everything needed to resume the room exactly: the match and its hand (with the
+        doubling level and the turn), the club's clocks as seconds left, the hand's log."""
+        return {
+            "format": ROOM_FORMAT,
+            "id": self.id,
+            "config": self.config.to_dict(),
+            "tokens": self.tokens[:],
+            "invite": self.invite,
+            "watch": self.watch,
+            "names": self.names[:],
+            "started": self.started,
+            "table": self.table.to_data() if self.started else None,
+            "drawn": self.table.deals.drawn,
+            "club": self.club.to_data(now),
+            "ply": self.ply,
+            "hand_log": self.hand_log,
+            "hand_elapsed": now - self.hand_began,
+            "hand_began_wall": self.hand_began_wall,
+            "turn_waited": now - self.turn_since,
+            "last_result": self.last_result,
+        }
+
+    @classmethod
+    def from_data(cls, data: dict[str, Any], now: float) -> Room:
+        """Restore ``to_data`` at the restarted clock's time ``now`` (R10.4).
+
+        Raises:
+            ValueError (StateError included): malformed data.
+        """
+        if not isinstance(data, dict) or data.get("format") != ROOM_FORMAT:
+            raise ValueError(f"a saved room must be of format {ROOM_FORMAT!r}")
+        room = cls(data["id"], RoomConfig.from_dict(data["config"]), now)
+        room.tokens = list(data["tokens"])
+        room.invite, room.watch = data["invite"], data["watch"]
+        room.names = list(data["names"])
+        room.started = bool(data["started"])
+        room.table.deals = SeededDeals(room.config.seed, int(data["drawn"]))
+        if room.started:
+            room.table.load_data(data["table"])
+        room.club = ClubClock.from_data(data["club"], now)
+        room.ply = int(data["ply"])
+        room.hand_log = list(data["hand_log"])
+        room.hand_began = now - float(data["hand_elapsed"])
+        room.hand_began_wall = float(data["hand_began_wall"])
+        room.turn_since = now - float(data["turn_waited"])
+        room.last_result = data["last_result"]
+        return room
+
+    def persons_connected_lost(self, now: float) -> None:
+        """After a restart nobody is connected: hold every person's seat (R10.3) until they
+        reconnect (the page reconnects by itself)."""
+        for seat, status in enumerate(self.club.status):
+            if status == HUMAN:
+                self.club.disconnected(seat, now)
+
+
+__all__ = ["BOT", "HUMAN", "Refused", "Room", "RoomConfig", "SeatSpec", "SeededDeals", "new_token", "token_hash"]

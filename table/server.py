@@ -1,0 +1,320 @@
+"""The table server: a FastAPI app serving the page, the live tables, replays and score sheets.
+
+Pages (``table/static``, plain HTML/CSS/JS served by the app itself, no CDN, no build step):
+``/`` the lobby, ``/t/{room}#TOKEN`` a seat at a table, ``/join/{room}#INVITE`` an invitation,
+``/watch/{room}#TOKEN`` four bots at play, ``/replay`` stored hands, ``/sheet`` score sheets.
+
+API (JSON):
+
+- ``GET /api/agents``: the agents a seat may be given (names, the shipped champion, bundles
+  named on the command line; nothing else, so a client cannot make the server load a file);
+- ``POST /api/rooms``: a new table (body ``RoomRequest``); returns the creator's link, an
+  invitation link when a seat is left for someone else, a watch link for four bots;
+- ``POST /api/rooms/{room}/join``: take an open seat with the invitation;
+- ``WS /ws/{room}?token=TOKEN``: the live table (``table.hub``): the server sends ``state``
+  messages (that seat's view only) and ``error`` messages (a refused message, with its
+  ``code``); the client sends ``{"type": "act", "action": ID}``, ``take_over``, ``leave``,
+  ``bye`` (the page is closing) and ``ping``;
+- ``GET /api/rooms/{room}/hands?token=``, ``GET /api/replays`` (hands from ``python -m eval``),
+  ``GET /api/hands/{id}?view=all|0-3&token=``: replays (``table.replay``);
+- ``/api/sheets...``: score sheets (``table.scoresheet``).
+
+``create_app`` builds the app around a database path and a clock (tests inject a fake one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.registry import AgentSpecError, known_agents, resolve_spec
+from baloot_env.errors import RuleConfigError
+from baloot_env.rules import RuleConfig
+from table.clocks import TEMPOS, Clock, SystemClock
+from table.hub import Hub
+from table.replay import ALL, frames
+from table.room import MAX_NAME, Refused, RoomConfig, SeatSpec
+from table.scoresheet import ScoreSheets, SheetError
+from table.store import Store
+
+STATIC = Path(str(resources.files("table") / "static"))
+CHAMPION = "policies/champion"
+ME, INVITE = "me", "invite"
+
+
+class RoomRequest(BaseModel):
+    """A new table. ``seats``: four entries, seat 0 first, each ``"me"`` (at most one),
+    ``"invite"`` (a person joining by the invitation link) or an agent's name from
+    ``/api/agents`` (default the champion). Without ``"me"`` every seat must be an agent: the
+    table is for watching."""
+
+    model_config = ConfigDict(extra="forbid")
+    seats: list[str] = Field(min_length=4, max_length=4)
+    name: str = Field(default="You", min_length=1, max_length=MAX_NAME)
+    tempo: str = "normal"
+    rules: dict[str, Any] = Field(default_factory=dict)
+    bot_delay: float = Field(default=0.8, ge=0, le=10)
+    seed: int | None = Field(default=None, ge=0, le=2**62)
+
+
+class JoinRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invite: str = Field(max_length=100)
+    name: str = Field(default="Guest", min_length=1, max_length=MAX_NAME)
+
+
+class SheetRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rules: dict[str, Any] = Field(default_factory=dict)
+    first_dealer: int = 0
+    teams: list[str] = Field(default_factory=lambda: ["Us", "Them"])
+
+
+def agent_choices(extra: list[str] | None = None) -> dict[str, str]:
+    """Agents a seat may be given: name -> ``make_agent`` spec (the champion first)."""
+    choices = {"champion": CHAMPION}
+    for name in known_agents():
+        if name != "split":
+            choices[name] = name
+    for path in extra or []:
+        resolve_spec(path)  # a bad bundle is refused at start, with the registry's message
+        choices[Path(path).name or path] = path
+    return choices
+
+
+def create_app(
+    db: str | Path = "runs/table.sqlite",
+    clock: Clock | None = None,
+    agents: list[str] | None = None,
+    default_agent: str = "champion",
+) -> FastAPI:
+    """The app.
+
+    Args:
+        db: the SQLite database (created when missing).
+        clock: the time source (default ``SystemClock``).
+        agents: extra agent specs (bundle folders, agent files) offered besides the built-in ones.
+        default_agent: the name from ``agent_choices`` that fills a seat given as "" or "default".
+
+    Raises:
+        AgentSpecError: an extra agent that cannot be used; ValueError: an unknown default.
+    """
+    choices = agent_choices(agents)
+    if default_agent not in choices:
+        raise ValueError(f"default agent {default_agent!r} is not one of {list(choices)}")
+    store = Store(db)
+    hub = Hub(store, clock or SystemClock())
+    sheets = ScoreSheets(store)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await hub.start()
+        yield
+        await hub.stop()
+        store.close()
+
+    app = FastAPI(title="Baloot table", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.hub, app.state.store, app.state.choices = hub, store, choices
+
+    def page(name: str) -> Any:
+        async def serve() -> FileResponse:
+            return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+
+        async def serve_key(key: str) -> FileResponse:  # the page reads its room or sheet from the address
+            return FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+
+        return serve, serve_key
+
+    for route, name in (("/", "index.html"), ("/replay", "replay.html"), ("/sheet", "sheet.html")):
+        app.add_api_route(route, page(name)[0], include_in_schema=False)
+    for prefix, name in (("/t/", "table.html"), ("/watch/", "table.html"), ("/join/", "join.html"), ("/sheet/", "sheet.html")):
+        app.add_api_route(prefix + "{key}", page(name)[1], include_in_schema=False)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ------------------------------------------------------------------ tables
+    @app.get("/api/agents")
+    def list_agents() -> dict[str, Any]:
+        return {"agents": list(choices), "default": default_agent, "tempos": {k: vars(v) for k, v in TEMPOS.items()}}
+
+    @app.post("/api/rooms")
+    async def create_room(req: RoomRequest) -> dict[str, Any]:
+        if req.tempo not in TEMPOS:
+            raise HTTPException(400, f"tempo must be one of {list(TEMPOS)}, got {req.tempo!r}")
+        try:
+            rules = RuleConfig.from_dict(req.rules)
+        except (RuleConfigError, TypeError) as e:
+            raise HTTPException(400, f"rules: {e}") from None
+        if sum(s == ME for s in req.seats) > 1:
+            raise HTTPException(400, "at most one seat is 'me'")
+        if INVITE in req.seats and ME not in req.seats:
+            raise HTTPException(400, "a table with invited players needs a seat for you ('me')")
+        specs, creator = [], None
+        for i, s in enumerate(req.seats):
+            if s in (ME, INVITE):
+                specs.append(SeatSpec("person", choices[default_agent], req.name if s == ME else f"Guest {i}"))
+                if s == ME:
+                    creator = i
+            else:
+                name = default_agent if s in ("", "default") else s
+                if name not in choices:
+                    raise HTTPException(400, f"seat {i}: unknown agent {s!r}; choose one of {list(choices)}, 'me' or 'invite'")
+                specs.append(SeatSpec("bot", choices[name], name))
+        seed = req.seed if req.seed is not None else int.from_bytes(os.urandom(6), "little")
+        try:
+            config = RoomConfig(tuple(specs), rules, req.tempo, seed, req.bot_delay)
+            for spec in {s.agent for s in specs}:  # loading a bundle takes a moment: not on the loop
+                await asyncio.to_thread(hub.agent, spec)
+            room, tokens = hub.create(config, creator)
+        except (AgentSpecError, ValueError) as e:
+            raise HTTPException(400, str(e)) from None
+        out: dict[str, Any] = {"room": room.id, "seat": creator}
+        if "seat" in tokens:
+            out["token"] = tokens["seat"]
+            out["url"] = f"/t/{room.id}#{tokens['seat']}"
+        if "invite" in tokens:
+            out["invite_url"] = f"/join/{room.id}#{tokens['invite']}"
+        if "watch" in tokens:
+            out["token"] = tokens["watch"]
+            out["url"] = f"/watch/{room.id}#{tokens['watch']}"
+        return out
+
+    @app.post("/api/rooms/{room_id}/join")
+    async def join_room(room_id: str, req: JoinRequest) -> dict[str, Any]:
+        room = hub.rooms.get(room_id)
+        if room is None:
+            raise HTTPException(404, "no such table (or it is over)")
+        try:
+            seat, token = room.join(req.invite, req.name, hub.clock.now())
+        except Refused as e:
+            raise HTTPException(403 if e.code == "bad_token" else 409, str(e)) from None
+        hub.changed(room, seats=True)
+        return {"room": room_id, "seat": seat, "token": token, "url": f"/t/{room_id}#{token}"}
+
+    @app.websocket("/ws/{room_id}")
+    async def live(ws: WebSocket, room_id: str, token: str = "") -> None:
+        await ws.accept()
+        room = hub.rooms.get(room_id)
+        seat: int | None = None
+        try:
+            if room is None:
+                raise Refused("no_table", "no such table (or the server forgot it)")
+            if not room.is_watch_token(token):
+                seat = room.seat_of(token)
+        except Refused as e:
+            await ws.send_json({"type": "error", "code": e.code, "message": str(e)})
+            await ws.close(4403)
+            return
+        conn = hub.attach(room, seat, ws)
+        closed = False
+        try:
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    closed = msg.get("code") == 1001  # "going away": the page was closed
+                    break
+                hub.receive(conn, msg.get("text") if msg.get("text") is not None else msg.get("bytes"))
+        except WebSocketDisconnect as e:
+            closed = e.code == 1001
+        finally:
+            hub.detach(conn, closed)
+
+    # ------------------------------------------------------------------ replays
+    def hand_or_404(hand_id: int, token: str) -> dict[str, Any]:
+        hand = store.hand(hand_id)
+        if hand is None:
+            raise HTTPException(404, f"no stored hand {hand_id}")
+        if hand["room"] is not None:
+            room_data = store.load_room(hand["room"])
+            if room_data is None or not _room_token_ok(room_data, token):
+                raise HTTPException(403, "the hands of a table are shown to its players (give a seat's token)")
+        return hand
+
+    @app.get("/api/rooms/{room_id}/hands")
+    def room_hands(room_id: str, token: str = "") -> dict[str, Any]:
+        room_data = store.load_room(room_id)
+        if room_data is None or not _room_token_ok(room_data, token):
+            raise HTTPException(403, "the hands of a table are shown to its players (give a seat's token)")
+        return {"hands": [_summary(h) for h in store.hands(room=room_id)]}
+
+    @app.get("/api/replays")
+    def eval_hands(limit: int = 200) -> dict[str, Any]:
+        hands = store.hands(source="eval", limit=max(1, min(limit, 2000)))
+        hands.sort(key=lambda h: (h["meta"].get("d", 0), h["id"]))
+        return {"hands": [_summary(h) for h in hands]}
+
+    @app.get("/api/hands/{hand_id}")
+    def hand_frames(hand_id: int, view: str = ALL, token: str = "") -> dict[str, Any]:
+        hand = hand_or_404(hand_id, token)
+        if view != ALL and view not in ("0", "1", "2", "3"):
+            raise HTTPException(400, f"view must be a seat 0-3 or 'all', got {view!r}")
+        return {**_summary(hand), "view": view, "frames": frames(hand, ALL if view == ALL else int(view))}
+
+    # ------------------------------------------------------------------ score sheets
+    def sheet_call(fn: Any, *args: Any) -> Any:
+        try:
+            return fn(*args)
+        except SheetError as e:
+            raise HTTPException(400, str(e)) from None
+        except KeyError as e:
+            raise HTTPException(404, str(e.args[0])) from None
+
+    @app.post("/api/sheets")
+    def new_sheet(req: SheetRequest) -> dict[str, Any]:
+        sheet_id = sheet_call(sheets.create, req.rules, req.first_dealer, req.teams)
+        return sheets.get(sheet_id)
+
+    @app.get("/api/sheets/{sheet_id}")
+    def get_sheet(sheet_id: str) -> dict[str, Any]:
+        return sheet_call(sheets.get, sheet_id)
+
+    @app.post("/api/sheets/{sheet_id}/rows")
+    def add_row(sheet_id: str, entry: dict[str, Any]) -> dict[str, Any]:
+        sheet_call(sheets.add, sheet_id, entry)
+        return sheets.get(sheet_id)
+
+    @app.put("/api/sheets/{sheet_id}/rows/{row_id}")
+    def edit_row(sheet_id: str, row_id: int, entry: dict[str, Any]) -> dict[str, Any]:
+        sheet_call(sheets.edit, sheet_id, row_id, entry)
+        return sheets.get(sheet_id)
+
+    @app.delete("/api/sheets/{sheet_id}/rows/{row_id}")
+    def delete_row(sheet_id: str, row_id: int) -> dict[str, Any]:
+        sheet_call(sheets.delete, sheet_id, row_id)
+        return sheets.get(sheet_id)
+
+    @app.post("/api/sheets/{sheet_id}/undo")
+    def undo(sheet_id: str) -> dict[str, Any]:
+        done = sheet_call(sheets.undo, sheet_id)
+        return {**sheets.get(sheet_id), "undone": done}
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Any, exc: HTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+    return app
+
+
+def _room_token_ok(room_data: dict[str, Any], token: str) -> bool:
+    from table.room import token_hash
+
+    if not token:
+        return False
+    h = token_hash(token)
+    return h in [t for t in room_data["tokens"] if t] or h == room_data.get("watch")
+
+
+def _summary(hand: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": hand["id"], "source": hand["source"], "room": hand["room"], "number": hand["number"],
+        "result": hand["result"], "meta": hand["meta"], "actions": len(hand["actions"]),
+    }  # fmt: skip
