@@ -184,7 +184,9 @@ class ScoreSheets:
         if isinstance(first_dealer, bool) or first_dealer not in range(NUM_SEATS):
             raise SheetError(f"first_dealer must be a seat 0-3, got {first_dealer!r}")
         teams = teams or ["Us", "Them"]
-        if not (isinstance(teams, list) and len(teams) == 2 and all(isinstance(t, str) and 0 < len(t) <= 40 for t in teams)):
+        if not (
+            isinstance(teams, list) and len(teams) == 2 and all(isinstance(t, str) and 0 < len(t) <= 40 for t in teams)
+        ):
             raise SheetError(f"teams must be two names of 1 to 40 characters, got {teams!r}")
         sheet_id = secrets.token_urlsafe(12)
         self.store.add_sheet(sheet_id, {"rules": rules_dict, "first_dealer": first_dealer, "teams": teams})

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -137,9 +137,15 @@ def create_app(
 
     for route, name in (("/", "index.html"), ("/replay", "replay.html"), ("/sheet", "sheet.html")):
         app.add_api_route(route, page(name)[0], include_in_schema=False)
-    for prefix, name in (("/t/", "table.html"), ("/watch/", "table.html"), ("/join/", "join.html"), ("/sheet/", "sheet.html")):
+    for prefix, name in (
+        ("/t/", "table.html"),
+        ("/watch/", "table.html"),
+        ("/join/", "join.html"),
+        ("/sheet/", "sheet.html"),
+    ):
         app.add_api_route(prefix + "{key}", page(name)[1], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_api_route("/favicon.ico", lambda: Response(status_code=204), include_in_schema=False)
 
     # ------------------------------------------------------------------ tables
     @app.get("/api/agents")
@@ -167,7 +173,9 @@ def create_app(
             else:
                 name = default_agent if s in ("", "default") else s
                 if name not in choices:
-                    raise HTTPException(400, f"seat {i}: unknown agent {s!r}; choose one of {list(choices)}, 'me' or 'invite'")
+                    raise HTTPException(
+                        400, f"seat {i}: unknown agent {s!r}; choose one of {list(choices)}, 'me' or 'invite'"
+                    )
                 specs.append(SeatSpec("bot", choices[name], name))
         seed = req.seed if req.seed is not None else int.from_bytes(os.urandom(6), "little")
         try:

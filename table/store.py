@@ -145,7 +145,9 @@ class Store:
 
     def live_rooms(self) -> list[dict[str, Any]]:
         """Saved states of every room not finished (to resume after a restart, R10.4)."""
-        return [json.loads(r["state"]) for r in self._read("SELECT state FROM rooms WHERE finished = 0 ORDER BY created")]
+        return [
+            json.loads(r["state"]) for r in self._read("SELECT state FROM rooms WHERE finished = 0 ORDER BY created")
+        ]
 
     def seats(self, room_id: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self._read("SELECT * FROM seats WHERE room = ? ORDER BY seat", (room_id,))]
@@ -199,7 +201,9 @@ class Store:
 
     # ------------------------------------------------------------------ score sheets
     def add_sheet(self, sheet_id: str, config: dict[str, Any]) -> None:
-        self._write("INSERT INTO sheets (id, created, config) VALUES (?, ?, ?)", (sheet_id, time.time(), json.dumps(config)))
+        self._write(
+            "INSERT INTO sheets (id, created, config) VALUES (?, ?, ?)", (sheet_id, time.time(), json.dumps(config))
+        )
 
     def sheet_config(self, sheet_id: str) -> dict[str, Any] | None:
         rows = self._read("SELECT config FROM sheets WHERE id = ?", (sheet_id,))
@@ -228,19 +232,25 @@ class Store:
                 (sheet_id, (top or 0) + 1, json.dumps(entry)),
             )
             row = int(cur.lastrowid)
-            self.db.execute("INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'add', NULL)", (sheet_id, row))
+            self.db.execute(
+                "INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'add', NULL)", (sheet_id, row)
+            )
             return row
 
     def edit_row(self, sheet_id: str, row_id: int, entry: dict[str, Any]) -> None:
         with self._tx():
             old = self.db.execute("SELECT entry FROM sheet_rows WHERE id = ?", (row_id,)).fetchone()["entry"]
             self.db.execute("UPDATE sheet_rows SET entry = ? WHERE id = ?", (json.dumps(entry), row_id))
-            self.db.execute("INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'edit', ?)", (sheet_id, row_id, old))
+            self.db.execute(
+                "INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'edit', ?)", (sheet_id, row_id, old)
+            )
 
     def delete_row(self, sheet_id: str, row_id: int) -> None:
         with self._tx():
             self.db.execute("UPDATE sheet_rows SET deleted = 1 WHERE id = ?", (row_id,))
-            self.db.execute("INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'delete', NULL)", (sheet_id, row_id))
+            self.db.execute(
+                "INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'delete', NULL)", (sheet_id, row_id)
+            )
 
     def undo(self, sheet_id: str) -> str | None:
         """Undo the sheet's last change not yet undone; returns its kind, or None when none is left."""

@@ -118,7 +118,9 @@ class Client:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"no such message within {timeout} s; last state: {self.state and _brief(self.state)}")
+                raise TimeoutError(
+                    f"no such message within {timeout} s; last state: {self.state and _brief(self.state)}"
+                )
             msg = self.recv(left)
             if pred(msg):
                 return msg

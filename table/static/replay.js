@@ -1,0 +1,94 @@
+// Replays: step through a stored hand from one seat's view or all four. The frames come from
+// the server, which replays the hand through the engine.
+"use strict";
+
+const PARAMS = new URLSearchParams(location.hash.slice(1));
+const ROOM = PARAMS.get("room");
+const TOKEN = PARAMS.get("token") || "";
+let HAND = null, FRAMES = [], AT = 0;
+
+function showError(e) {
+  const box = document.getElementById("error");
+  box.hidden = !e;
+  box.textContent = e ? String(e.message || e) : "";
+}
+
+function resultText(r) {
+  if (!r) return "";
+  if (r.contract === null) return T().thrown;
+  const trump = r.trump === null ? null : "SHDC"[r.trump];
+  return `${contractLabel(r.contract, trump)} \u00b7 seat ${r.caller} \u00b7 ${r.callers_won ? T().won : T().lost} \u00b7 ${r.score[0]}\u2013${r.score[1]}`;
+}
+
+async function loadList() {
+  const data = ROOM
+    ? await api("GET", `/api/rooms/${ROOM}/hands?token=${encodeURIComponent(TOKEN)}`)
+    : await api("GET", "/api/replays");
+  document.getElementById("list-note").textContent = ROOM
+    ? "The finished hands of your table."
+    : "Hands stored by python -m eval --save-hands, worst deals for side A first (d = A's score difference).";
+  const table = document.getElementById("hands");
+  table.replaceChildren(el("tr", {}, ...["id", "hand", "result", "d", ""].map((h) => el("th", {}, h))));
+  for (const h of data.hands) {
+    const m = h.meta || {};
+    const what = h.source === "eval" ? `${m.deal_set} #${m.index} \u00b7 table ${m.table + 1} \u00b7 team 0: ${m.teams ? m.teams[0] : ""}` : `#${h.number}`;
+    table.append(el("tr", {}, el("td", {}, h.id), el("td", {}, what), el("td", {}, resultText(h.result)),
+      el("td", {}, m.d ?? ""), el("td", {}, el("button", { class: "open", onclick: () => openHand(h.id) }, "open"))));
+  }
+}
+
+async function openHand(id, view) {
+  view = view || document.getElementById("view").value;
+  HAND = await api("GET", `/api/hands/${id}?view=${view}&token=${encodeURIComponent(TOKEN)}`);
+  FRAMES = HAND.frames;
+  AT = Math.min(AT, FRAMES.length - 1);
+  document.getElementById("viewer").hidden = false;
+  document.getElementById("hand-title").textContent = `Hand ${id}: ${resultText(HAND.result)}`;
+  const step = document.getElementById("step");
+  step.max = FRAMES.length - 1;
+  render();
+}
+
+function render() {
+  if (!HAND) return;
+  const f = FRAMES[AT];
+  document.getElementById("step").value = AT;
+  document.getElementById("step-label").textContent = `${AT} / ${FRAMES.length - 1}`;
+  const s = f.step;
+  let info = s ? `seat ${s.seat}: ${actionLabel(s.action)}` + (s.by ? ` (${s.by}${s.t !== null && s.t !== undefined ? `, ${s.t}s` : ""})` : "") : "deal";
+  if (f.contract) info += ` \u00b7 ${contractLabel(f.contract, f.trump)}` + (f.level > 1 ? ` \u00b7 ${T().levels[f.level]}` : "");
+  info += ` \u00b7 ${T().raw} ${f.raw[0]}\u2013${f.raw[1]}`;
+  if (f.result) info += ` \u00b7 ${resultText(f.result)}`;
+  document.getElementById("frame-info").textContent = info;
+  const me = f.seat === null ? 0 : f.seat;
+  const rel = (seat) => (seat - me + 4) % 4;
+  for (let seat = 0; seat < 4; seat++) {
+    const box = document.getElementById(`seat-${rel(seat)}`);
+    box.replaceChildren(el("div", { class: "plate" }, el("b", {}, `seat ${seat}`), f.dealer === seat ? el("span", { class: "chip" }, "D") : null));
+    box.classList.toggle("to-act", f.to_act === seat);
+    const cards = f.hands ? f.hands[seat] : seat === f.seat ? f.hand : null;
+    if (cards) {
+      const row = el("div", { class: "mini-hand" });
+      for (const n of cards) row.append(cardEl(n, { small: true }));
+      box.append(row);
+    }
+  }
+  for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
+  for (const [seat, n] of f.trick) document.getElementById(`slot-${rel(seat)}`).append(cardEl(n));
+  const middle = document.getElementById("middle");
+  middle.replaceChildren();
+  if (f.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, T().turned), cardEl(f.turned)));
+}
+
+function go(i) {
+  AT = Math.max(0, Math.min(FRAMES.length - 1, i));
+  render();
+}
+document.getElementById("first").onclick = () => go(0);
+document.getElementById("prev").onclick = () => go(AT - 1);
+document.getElementById("next").onclick = () => go(AT + 1);
+document.getElementById("last").onclick = () => go(FRAMES.length - 1);
+document.getElementById("step").oninput = (e) => go(Number(e.target.value));
+document.getElementById("view").onchange = (e) => HAND && openHand(HAND.id, e.target.value).catch(showError);
+window.render = render;
+loadList().catch(showError);

@@ -1,0 +1,160 @@
+// The score sheet: a hand's summary in, its score by R7 out (the server scores it with
+// score_hand); running totals, the match's end, who deals next; edit, delete, undo.
+"use strict";
+
+const SHEET = location.pathname.split("/")[2] || "";
+let SHEET_DATA = null;
+let editing = null; // the row id being edited
+
+function showError(e) {
+  const box = document.getElementById("error");
+  box.hidden = !e;
+  box.textContent = e ? String(e.message || e) : "";
+}
+const TOTAL = { hokum: 162, sun: 130 };
+
+function values(text) {
+  return text.split(/[ ,]+/).filter((x) => x).map(Number);
+}
+
+function readEntry(f) {
+  const contract = f.contract.value || null;
+  if (!contract) return { contract: null };
+  const raw0 = Number(f.raw0.value);
+  return {
+    contract,
+    caller: Number(f.caller.value),
+    level: Number(f.level.value),
+    raw: [raw0, TOTAL[contract] - raw0],
+    projects: [values(f.proj0.value), values(f.proj1.value)],
+    baloot: f.baloot.value === "" ? [0, 0] : f.baloot.value === "0" ? [2, 0] : [0, 2],
+    kaboot: f.kaboot.value === "" ? null : Number(f.kaboot.value),
+  };
+}
+function fillEntry(f, e) {
+  f.contract.value = e.contract || "";
+  if (!e.contract) return;
+  f.caller.value = String(e.caller);
+  f.level.value = String(e.level);
+  f.raw0.value = e.raw[0];
+  f.proj0.value = e.projects[0].join(",");
+  f.proj1.value = e.projects[1].join(",");
+  f.baloot.value = e.baloot[0] ? "0" : e.baloot[1] ? "1" : "";
+  f.kaboot.value = e.kaboot === null ? "" : String(e.kaboot);
+  syncRaw();
+}
+function syncRaw() {
+  const f = document.getElementById("entry");
+  const total = TOTAL[f.contract.value] || 0;
+  f.raw0.max = total;
+  f.raw1.value = f.contract.value ? total - Number(f.raw0.value) : 0;
+}
+
+function describe(e) {
+  if (!e.contract) return T().thrown;
+  const parts = [contractLabel(e.contract, null).trim()];
+  if (e.level > 1) parts.push(T().levels[e.level]);
+  if (e.kaboot !== null) parts.push(T().kaboot);
+  return parts.join(" \u00b7 ");
+}
+
+function render() {
+  const d = SHEET_DATA;
+  if (!d) return;
+  const teams = d.teams;
+  document.getElementById("title").textContent = `${teams[0]} \u2013 ${teams[1]}`;
+  for (const t of [0, 1]) for (const x of document.querySelectorAll(".t" + t)) x.textContent = teams[t];
+  document.getElementById("link").textContent = location.href;
+  const status = document.getElementById("status");
+  status.replaceChildren();
+  if (d.result) {
+    status.append(el("span", { class: "winner", id: "winner" }, `${d.result.winner === null ? "Draw" : teams[d.result.winner] + " win"} ${d.result.score[0]} \u2013 ${d.result.score[1]}`));
+  } else {
+    status.append(el("span", { id: "totals" }, `${teams[0]} ${d.totals[0]} \u2013 ${d.totals[1]} ${teams[1]}`),
+      el("span", { class: "muted" }, ` \u00b7 next dealer: seat ${d.next_dealer}` +
+        (d.rules.match === "hands" ? ` \u00b7 ${d.hands_scored}/${d.rules.hands} hands` : ` \u00b7 to 152`)));
+  }
+  const table = document.getElementById("rows");
+  table.replaceChildren(el("tr", {}, ...["#", "dealer", "hand", "caller", "raw", "projects", "baloot", teams[0], teams[1],
+    `\u03a3 ${teams[0]}`, `\u03a3 ${teams[1]}`, ""].map((h) => el("th", {}, h))));
+  d.rows.forEach((r, i) => {
+    const e = r.entry;
+    const tr = el("tr", { class: r.after_end ? "after-end" : "", "data-row": r.id },
+      el("td", {}, i + 1), el("td", {}, r.dealer ?? ""), el("td", {}, describe(e)),
+      el("td", {}, e.contract ? teams[e.caller] : ""), el("td", {}, e.contract ? `${e.raw[0]}\u2013${e.raw[1]}` : ""),
+      el("td", {}, e.contract ? `${e.projects[0].join("+") || 0} / ${e.projects[1].join("+") || 0}` : ""),
+      el("td", {}, e.baloot && (e.baloot[0] || e.baloot[1]) ? teams[e.baloot[0] ? 0 : 1] : ""),
+      el("td", { class: "s0" }, r.score ? r.score[0] : ""), el("td", { class: "s1" }, r.score ? r.score[1] : ""),
+      el("td", { class: "total" }, r.totals ? r.totals[0] : ""), el("td", { class: "total" }, r.totals ? r.totals[1] : ""),
+      el("td", {}, el("button", { class: "edit", onclick: () => startEdit(r) }, "edit"), " ",
+        el("button", { class: "delete", onclick: () => change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, "delete")));
+    table.append(tr);
+  });
+}
+
+function startEdit(r) {
+  editing = r.id;
+  fillEntry(document.getElementById("entry"), r.entry);
+  document.getElementById("entry-title").textContent = `Edit row ${SHEET_DATA.rows.indexOf(r) + 1}`;
+  document.getElementById("save-row").textContent = "Save";
+  document.getElementById("cancel-edit").hidden = false;
+}
+function stopEdit() {
+  editing = null;
+  document.getElementById("entry-title").textContent = "Add a hand";
+  document.getElementById("save-row").textContent = "Add";
+  document.getElementById("cancel-edit").hidden = true;
+}
+
+async function change(method, url, body) {
+  try {
+    SHEET_DATA = await api(method, url, body);
+    showError(null);
+    render();
+    return true;
+  } catch (e) {
+    showError(e);
+    return false;
+  }
+}
+
+async function main() {
+  if (!SHEET) {
+    const form = document.getElementById("new-sheet");
+    form.hidden = false;
+    form.onsubmit = async (ev) => {
+      ev.preventDefault();
+      const f = ev.target;
+      try {
+        const d = await api("POST", "/api/sheets", {
+          teams: [f.team0.value, f.team1.value], first_dealer: Number(f.dealer.value),
+          rules: { match: f.match.value, hands: Number(f.hands.value), doubling: f.doubling.checked, projects: f.projects.checked,
+            sun_double: f.sun_double.checked, baloot_kept: f.baloot_kept.checked, tie_rule: f.tie_rule.value,
+            deal_rotation: f.deal_rotation.value },
+        });
+        location.href = `/sheet/${d.id}`;
+      } catch (e) {
+        showError(e);
+      }
+    };
+    return;
+  }
+  document.getElementById("sheet").hidden = false;
+  const f = document.getElementById("entry");
+  f.raw0.oninput = syncRaw;
+  f.contract.onchange = syncRaw;
+  syncRaw();
+  f.onsubmit = async (ev) => {
+    ev.preventDefault();
+    const entry = readEntry(f);
+    const ok = editing === null
+      ? await change("POST", `/api/sheets/${SHEET}/rows`, entry)
+      : await change("PUT", `/api/sheets/${SHEET}/rows/${editing}`, entry);
+    if (ok) stopEdit();
+  };
+  document.getElementById("cancel-edit").onclick = stopEdit;
+  document.getElementById("undo").onclick = () => change("POST", `/api/sheets/${SHEET}/undo`);
+  await change("GET", `/api/sheets/${SHEET}`);
+}
+window.render = render;
+main().catch(showError);

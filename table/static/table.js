@@ -1,0 +1,259 @@
+// The live table: one seat's view (or four bots, in watch mode), sent by the server over a
+// WebSocket. The server is authoritative: the page shows only the legal moves it was sent and
+// sends back an action id (R9); anything else is refused there.
+"use strict";
+
+const PARTS = location.pathname.split("/");
+const WATCH = PARTS[1] === "watch";
+const ROOM = PARTS[2];
+const TOKEN = decodeURIComponent(location.hash.slice(1));
+const RANKS = "789TJQKA", SUITS = "SHDC";
+let S = null; // the latest state message
+let receivedAt = 0;
+let ws = null;
+let retries = 0;
+let fatal = false;
+
+function cardId(name) {
+  return 8 * SUITS.indexOf(name[1]) + RANKS.indexOf(name[0]);
+}
+function me() {
+  return S && S.seat !== null && S.seat !== undefined ? S.seat : 0;
+}
+function rel(seat) {
+  return (seat - me() + 4) % 4; // 0 me (bottom), 1 next = right (R1.1), 2 partner (top), 3 previous = left
+}
+
+function connect() {
+  const proto = location.protocol === "https:" ? "wss" : "ws";
+  ws = new WebSocket(`${proto}://${location.host}/ws/${ROOM}?token=${encodeURIComponent(TOKEN)}`);
+  ws.onopen = () => {
+    retries = 0;
+    setBanner(null);
+  };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data);
+    if (m.type === "state") {
+      S = m;
+      receivedAt = performance.now();
+      showError(null);
+      render();
+    } else if (m.type === "error") {
+      showError(m.message);
+      if (m.code === "bad_token" || m.code === "no_table") fatal = true;
+    }
+  };
+  ws.onclose = () => {
+    if (fatal) return;
+    setBanner(T().reconnecting, "warn");
+    setTimeout(connect, Math.min(500 * ++retries, 4000));
+  };
+}
+
+function send(obj) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(obj));
+}
+function act(id) {
+  send({ type: "act", action: id, ply: S.ply });
+}
+
+// Closing or reloading the page: say so, so that the seat is held 10 s rather than 60 (R10.3).
+window.addEventListener("pagehide", () => send({ type: "bye" }));
+
+function setBanner(text, kind) {
+  const b = document.getElementById("banner");
+  b.hidden = !text;
+  b.className = "banner " + (kind || "");
+  b.replaceChildren();
+  if (text) b.append(text);
+  return b;
+}
+function showError(text) {
+  const e = document.getElementById("error");
+  e.hidden = !text;
+  e.textContent = text || "";
+}
+
+function seatName(seat) {
+  const t = T();
+  const name = S.names[seat];
+  return WATCH || rel(seat) === 0 ? name : `${name} (${t.seats[rel(seat)]})`;
+}
+
+function render() {
+  if (!S) return;
+  const t = T();
+  document.title = WATCH ? "Baloot: watching" : "Baloot";
+  const mine = me();
+  const myTeam = WATCH ? 0 : mine % 2;
+  const info = document.getElementById("info");
+  info.textContent = `#${S.hand_number} \u00b7 ${S.tempo.name} (${S.tempo.card}s / ${S.tempo.call}s)`;
+  const leave = document.getElementById("leave");
+  leave.hidden = WATCH || S.status[mine] === "left";
+  leave.textContent = t.leave;
+  leave.onclick = () => {
+    if (confirm(t.leave + "?")) send({ type: "leave" });
+  };
+  const rep = document.getElementById("replays");
+  rep.hidden = false;
+  rep.href = `/replay#room=${ROOM}&token=${encodeURIComponent(TOKEN)}`;
+
+  // Scores: the match, and this hand's tricks and card points.
+  const score = S.match ? S.match.score : [0, 0];
+  const us = [t.us, t.them];
+  const scores = document.getElementById("scores");
+  scores.replaceChildren(
+    ...[myTeam, 1 - myTeam].map((team, i) =>
+      el("div", { class: "score " + (i ? "them" : "us") },
+        el("b", {}, WATCH ? `${S.names[team]} & ${S.names[team + 2]}` : us[i]),
+        el("span", { class: "big", "data-team": team }, score[team]),
+        S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${t.tricks} \u00b7 ${S.raw[team]} ${t.raw}`) : null)
+    ),
+    el("div", { class: "score-note" }, S.match && S.match.mode === "hands" ? `${S.match.hands_left} ${t.hands}` : t.target)
+  );
+
+  // The contract and the doubling level.
+  const c = document.getElementById("contract");
+  c.replaceChildren();
+  if (S.contract) {
+    c.append(el("span", { class: "badge" }, contractLabel(S.contract, S.trump)), ` ${t.contractBy} ${seatName(S.caller)}`);
+    if (S.level > 1) c.append(" ", el("span", { class: "badge level", id: "level" }, t.levels[S.level]));
+  } else if (S.phase === "bidding") {
+    c.append(`${t.calls2}: ${S.bid_round === 2 ? "2" : "1"}`);
+  }
+
+  // Seats: name, status, dealer, clock, projects (once public), watch-mode hands.
+  for (let seat = 0; seat < 4; seat++) {
+    const box = document.getElementById(`seat-${rel(seat)}`);
+    box.replaceChildren();
+    box.classList.toggle("to-act", S.to_act === seat);
+    const title = el("div", { class: "plate" }, el("b", {}, seatName(seat)));
+    if (S.dealer === seat) title.append(el("span", { class: "chip", title: t.dealer }, "D"));
+    const st = t.status[S.status[seat]];
+    if (st) title.append(el("span", { class: "status " + S.status[seat] }, st));
+    box.append(title);
+    if (S.clock && S.clock.seat === seat && S.clock.left !== null && S.phase !== "done") {
+      box.append(el("div", { class: "clock" }, el("div", { class: "bar", id: `clock-bar-${seat}` }), el("span", { id: `clock-${seat}` })));
+    }
+    const projects = (S.projects || [])[seat] || [];
+    if (projects.length) box.append(el("div", { class: "projects" }, projects.map((p) => t.projects[p.kind]).join(" + ")));
+    if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, t.baloot));
+    const lastCall = lastCallOf(seat);
+    if (lastCall !== null) box.append(el("div", { class: "said" }, actionLabel(lastCall)));
+    if (S.hands && rel(seat) !== 0) {
+      const row = el("div", { class: "mini-hand" });
+      for (const name of S.hands[seat]) row.append(cardEl(name, { small: true }));
+      box.append(row);
+    }
+  }
+
+  // The trick (or the turned card while bidding).
+  for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
+  for (const [seat, name] of S.trick || []) document.getElementById(`slot-${rel(seat)}`).append(cardEl(name));
+  const middle = document.getElementById("middle");
+  middle.replaceChildren();
+  if (S.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, t.turned), cardEl(S.turned)));
+  if (S.phase === "waiting") middle.append(el("p", {}, t.waitingSeats));
+
+  // Calls I may make, and take over.
+  const bar = document.getElementById("calls-bar");
+  bar.replaceChildren();
+  const myTurn = !WATCH && S.to_act === mine && S.legal && S.legal.length > 0;
+  if (!WATCH && ["autopilot", "away"].includes(S.status[mine])) {
+    bar.append(el("span", { class: "note" }, t.autopilot), " ",
+      el("button", { class: "primary", id: "take-over", onclick: () => send({ type: "take_over" }) }, t.takeOver));
+  }
+  if (myTurn) {
+    bar.append(el("span", { class: "your-turn" }, t.turn));
+    for (const a of S.legal) {
+      if (a.id >= 32) bar.append(el("button", { class: "call", "data-action": a.id, onclick: () => act(a.id) }, actionLabel(a.id)));
+    }
+  } else if (S.to_act >= 0 && S.phase !== "done" && S.phase !== "waiting") {
+    bar.append(el("span", { class: "note" }, `${t.waitingFor} ${seatName(S.to_act)} ${t.toAct}`));
+  }
+
+  // My hand (or seat 0's in watch mode): legal cards are buttons, the others are greyed.
+  const hand = document.getElementById("hand");
+  hand.replaceChildren();
+  const legalCards = new Set((S.legal || []).filter((a) => a.id < 32).map((a) => a.id));
+  const cards = WATCH ? (S.hands ? S.hands[0] : []) : S.hand || [];
+  for (const name of cards) {
+    const id = cardId(name);
+    const playable = myTurn && legalCards.has(id);
+    const b = cardEl(name, { button: true });
+    b.disabled = !playable;
+    if (playable) {
+      b.classList.add("legal");
+      b.onclick = () => act(id);
+    }
+    hand.append(b);
+  }
+
+  // The calls of this hand, the last trick, the last hand's result.
+  document.getElementById("log-title").textContent = t.calls2;
+  const log = document.getElementById("log");
+  log.replaceChildren(
+    ...(S.bids || []).map(([round, seat, a]) => el("li", {}, `${seatName(seat)}: ${actionLabel(a)}${round === 2 ? " (2)" : ""}`)),
+    ...(S.doubling || []).map(([seat, a]) => el("li", {}, `${seatName(seat)}: ${actionLabel(a)}`))
+  );
+  const lt = document.getElementById("last-trick");
+  lt.replaceChildren();
+  if (S.last_trick) {
+    lt.append(el("h3", {}, `${t.lastTrick} \u2192 ${seatName(S.last_trick.winner)}`));
+    const row = el("div", { class: "mini-hand" });
+    for (const [, name] of S.last_trick.cards) row.append(cardEl(name, { small: true }));
+    lt.append(row);
+  }
+  renderResult(myTeam);
+  tickClock();
+}
+
+function lastCallOf(seat) {
+  if (S.phase !== "bidding" && S.phase !== "doubling") return null;
+  let last = null;
+  for (const [, s, a] of S.bids || []) if (s === seat) last = a;
+  for (const [s, a] of S.doubling || []) if (s === seat) last = a;
+  return last;
+}
+
+function renderResult(myTeam) {
+  const t = T();
+  const box = document.getElementById("result");
+  const r = S.last_result;
+  box.hidden = !r && !S.match_result;
+  box.replaceChildren();
+  if (S.match_result) {
+    const w = S.match_result.winner;
+    box.append(el("h2", { id: "match-over" }, `${t.matchOver}: ${w === null ? "=" : w === myTeam ? t.us : t.them} ${S.match_result.score[myTeam]} \u2013 ${S.match_result.score[1 - myTeam]}`));
+  }
+  if (!r) return;
+  box.append(el("h3", {}, `${t.handOver} #${S.results.length}`));
+  if (r.contract === null) {
+    box.append(el("p", {}, t.thrown));
+    return;
+  }
+  const trump = r.trump === null ? null : SUITS[r.trump];
+  box.append(el("p", {}, `${contractLabel(r.contract, trump)} ${t.contractBy} ${seatName(r.caller)}` +
+    (r.level > 1 ? ` \u00b7 ${t.levels[r.level]}` : "") + ` \u00b7 ${r.callers_won ? t.won : t.lost}` + (r.kaboot ? ` \u00b7 ${t.kaboot}` : "")));
+  box.append(el("p", { id: "hand-score" }, `${t.us} +${r.score[myTeam]} \u00b7 ${t.them} +${r.score[1 - myTeam]}  (${t.raw} ${r.raw[myTeam]}\u2013${r.raw[1 - myTeam]})`));
+}
+
+function tickClock() {
+  if (!S || !S.clock || S.clock.left === null) return;
+  const left = Math.max(0, S.clock.left - (performance.now() - receivedAt) / 1000);
+  const label = document.getElementById(`clock-${S.clock.seat}`);
+  const bar = document.getElementById(`clock-bar-${S.clock.seat}`);
+  if (label) label.textContent = `${Math.ceil(left)}s`;
+  if (bar) {
+    bar.style.width = `${(100 * left) / S.clock.limit}%`;
+    bar.classList.toggle("low", left < 10);
+  }
+}
+
+window.render = render;
+setInterval(tickClock, 250);
+if (!TOKEN) {
+  showError("This link has no seat token.");
+} else {
+  connect();
+}
