@@ -1,40 +1,64 @@
-"""The action table (R9): one Discrete(42) space for every decision."""
+"""The action table (R9): one Discrete(NUM_ACTIONS) space for every decision.
+
+The ids are laid out once, here, from the card count and the calls: the cards first (an action
+``a < NUM_CARDS`` plays card ``a``, R1.2), then pass, the four hokum calls (one per trump suit,
+in suit order), sun, and the four raises of R4.1 (double, three, four, gahwa). Every name, the
+README table (``action_table``) and the network's head sizes are derived from these constants.
+"""
 
 from __future__ import annotations
 
-ACTION_VERSION = 1
-NUM_ACTIONS = 42
-PASS = 32  # R9: bidding and doubling
-HOKUM_ACTIONS = (33, 34, 35, 36)  # hokum with trump S, H, D, C
-HOKUM_BASE = 33
-SUN_ACTION = 37
-DOUBLE, THREE, FOUR, GAHWA_ACTION = 38, 39, 40, 41
-RAISE_ACTIONS = (DOUBLE, THREE, FOUR, GAHWA_ACTION)
-CARD_ACTIONS = range(32)
-BID_ACTIONS = range(32, 42)  # everything the bidding head drives: bids and doubling calls
+from baloot_env.cards import NUM_CARDS, NUM_SUITS, SUIT_NAMES, card_name
 
-_NAMES = {PASS: "pass", SUN_ACTION: "sun", DOUBLE: "double", THREE: "three", FOUR: "four", GAHWA_ACTION: "gahwa"}
-for _s, _a in zip("SHDC", HOKUM_ACTIONS, strict=True):
-    _NAMES[_a] = f"hokum_{_s}"
+ACTION_VERSION = 1
+NUM_CARD_ACTIONS = NUM_CARDS  # R9: actions 0-31 play the card with that id
+PASS = NUM_CARD_ACTIONS  # R9: bidding and doubling
+HOKUM_BASE = PASS + 1  # hokum with trump suit s is HOKUM_BASE + s
+HOKUM_ACTIONS = tuple(HOKUM_BASE + s for s in range(NUM_SUITS))  # hokum with trump S, H, D, C
+SUN_ACTION = HOKUM_BASE + NUM_SUITS
+DOUBLE, THREE, FOUR, GAHWA_ACTION = range(SUN_ACTION + 1, SUN_ACTION + 5)
+RAISE_ACTIONS = (DOUBLE, THREE, FOUR, GAHWA_ACTION)  # R4.1: the raise from level L is RAISE_ACTIONS[L - 1]
+NUM_ACTIONS = GAHWA_ACTION + 1
+CALL_ACTIONS = range(PASS, NUM_ACTIONS)  # everything the bidding head drives: bids and doubling calls
+NUM_CALL_ACTIONS = len(CALL_ACTIONS)
+
+_CALL_NAMES = {
+    PASS: "pass",
+    **{a: f"hokum_{SUIT_NAMES[s]}" for s, a in enumerate(HOKUM_ACTIONS)},
+    SUN_ACTION: "sun",
+    **dict(zip(RAISE_ACTIONS, ("double", "three", "four", "gahwa"), strict=True)),
+}
+
+
+def raise_action(level: int) -> int:
+    """The raise that takes a hand from ``level`` (1-4) to the next (R4.1: none is skipped)."""
+    return RAISE_ACTIONS[level - 1]
 
 
 def action_name(action: int) -> str:
     """Readable name: a card name, ``pass``, ``hokum_H``, ``sun``, ``double`` ... (R9)."""
-    from baloot_env.cards import card_name
-
-    if 0 <= action < 32:
+    if 0 <= action < NUM_CARD_ACTIONS:
         return card_name(action)
-    if action in _NAMES:
-        return _NAMES[action]
-    raise ValueError(f"action {action!r} is not in 0..41 (R9)")
+    if action in _CALL_NAMES:
+        return _CALL_NAMES[action]
+    raise ValueError(f"action {action!r} is not in 0..{NUM_ACTIONS - 1} (R9)")
+
+
+def _ids(actions: tuple[int, ...] | range) -> str:
+    """``32`` for one id, ``33-36`` for a run of ids."""
+    ids = list(actions)
+    if len(ids) == 1:
+        return str(ids[0])
+    return f"{ids[0]}-{ids[-1]}"
 
 
 def action_table() -> list[tuple[str, str, str]]:
-    """(ids, action, phase) rows of R9, for the README table."""
+    """(ids, action, phase) rows of R9, for the README table, derived from the constants."""
+    raises = ", ".join(str(a) for a in RAISE_ACTIONS)
     return [
-        ("0-31", "play the card with that id (8 * suit + rank)", "play"),
-        ("32", "pass", "bidding, doubling"),
-        ("33-36", "hokum with trump S, H, D, C", "bidding"),
-        ("37", "sun", "bidding"),
-        ("38, 39, 40, 41", "double, three, four, gahwa", "doubling"),
+        (_ids(range(NUM_CARD_ACTIONS)), "play the card with that id (8 * suit + rank)", "play"),
+        (_ids((PASS,)), action_name(PASS), "bidding, doubling"),
+        (_ids(HOKUM_ACTIONS), f"hokum with trump {', '.join(SUIT_NAMES)}", "bidding"),
+        (_ids((SUN_ACTION,)), action_name(SUN_ACTION), "bidding"),
+        (raises, ", ".join(action_name(a) for a in RAISE_ACTIONS), "doubling"),
     ]
