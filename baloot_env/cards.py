@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-NUM_SEATS = 4
+from baloot_env.seats import NUM_SEATS  # noqa: F401 (re-exported: cards.NUM_SEATS is public)
+
 NUM_CARDS = 32
 NUM_SUITS = 4
 NUM_RANKS = 8
 NUM_TRICKS = 8
-HAND_SIZE = 8
 
 SUIT_NAMES = "SHDC"  # R1.2: S=0 H=1 D=2 C=3
 RANK_NAMES = "789TJQKA"  # R1.2: 7=0 ... A=7 (also the run order, R1.5)
@@ -25,9 +25,11 @@ SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(NUM_SUITS))
 
 HOKUM_TOTAL = 16  # R7.2
 SUN_TOTAL = 26  # R7.2
-HOKUM_RAW_TOTAL = 162  # R1.4
-SUN_RAW_TOTAL = 130  # R1.4
+HOKUM_RAW_TOTAL = 162  # R1.4: the card points of a Hokum hand, last-trick bonus included
+SUN_RAW_TOTAL = 130  # R1.4: the same in Sun
 LAST_TRICK_BONUS = 10  # R1.4
+NO_CARD = -1  # no card: an empty trick's winning card, no trump played yet, ...
+NO_TRUMP = -1  # the trump suit of a Sun hand, and of a hand before its contract (R3)
 
 # R1.3 trick strength within a suit, indexed by rank (higher is stronger).
 PLAIN_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)  # A T K Q J 9 8 7
@@ -35,16 +37,6 @@ TRUMP_STRENGTH = (0, 1, 6, 4, 7, 2, 3, 5)  # J 9 A T K Q 8 7
 # R1.4 card points by rank.
 PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
 TRUMP_POINTS = (0, 0, 14, 10, 20, 3, 4, 11)
-
-
-def suit_of(card: int) -> int:
-    """Suit of a card id (R1.2)."""
-    return card >> 3
-
-
-def rank_of(card: int) -> int:
-    """Rank of a card id (R1.2)."""
-    return card & 7
 
 
 def card_name(card: int) -> str:
@@ -82,7 +74,7 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """Card ids in a mask, ascending."""
-    out = []
+    out: list[int] = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
@@ -90,13 +82,8 @@ def cards_of(mask: int) -> list[int]:
     return out
 
 
-def popcount(mask: int) -> int:
-    """Number of cards in a mask."""
-    return mask.bit_count()
-
-
 def card_points(card: int, trump: int) -> int:
-    """Card points of ``card`` (R1.4); ``trump`` is the trump suit or -1 in Sun."""
+    """Card points of ``card`` (R1.4); ``trump`` is the trump suit or ``NO_TRUMP`` in Sun."""
     return TRUMP_POINTS[card & 7] if card >> 3 == trump else PLAIN_POINTS[card & 7]
 
 
@@ -107,7 +94,7 @@ def strength(card: int, trump: int) -> int:
 
 def _higher_masks(order: tuple[int, ...]) -> tuple[int, ...]:
     """For each card, the mask of cards of the same suit that beat it under ``order``."""
-    out = []
+    out: list[int] = []
     for card in range(NUM_CARDS):
         s, r = card >> 3, card & 7
         m = 0
@@ -121,6 +108,9 @@ def _higher_masks(order: tuple[int, ...]) -> tuple[int, ...]:
 # HIGHER_TRUMP[c]: trumps of c's suit stronger than c when that suit is trump (R1.3).
 HIGHER_TRUMP = _higher_masks(TRUMP_STRENGTH)
 HIGHER_PLAIN = _higher_masks(PLAIN_STRENGTH)
+
+# CARD_POINTS[trump][card]: card points (R1.4) with that trump suit; CARD_POINTS[NO_TRUMP] is Sun.
+CARD_POINTS = tuple(tuple(card_points(c, t) for c in range(NUM_CARDS)) for t in (*range(NUM_SUITS), NO_TRUMP))
 
 # Raw points of a whole mask, per suit byte, for plain and trump use (R1.4).
 _BYTE_PLAIN = tuple(sum(PLAIN_POINTS[r] for r in range(8) if b >> r & 1) for b in range(256))

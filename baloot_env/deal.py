@@ -11,11 +11,13 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from baloot_env.cards import NUM_CARDS, NUM_SEATS, card_name, parse_card
+from baloot_env.cards import NUM_CARDS, card_name, parse_card
 from baloot_env.errors import DealError
+from baloot_env.seats import NUM_SEATS, next_seat
 
 FIRST_HAND_SIZE = 5  # R2.2
 STOCK_SIZE = 11  # R2.2
+SECOND_SHARE = 3  # R2.3: cards each seat gets from the stock (the caller: the turned card and 2)
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,29 @@ class Deal:
         return parse_deal(data)
 
 
+def stock_shares(deal: Deal, caller: int) -> list[tuple[int, ...]]:
+    """The cards each seat receives once the contract is settled (R2.3).
+
+    The stock is dealt from the dealer's right, in play order, three cards a seat; the caller
+    takes the turned card and two from the stock.
+    """
+    shares: list[tuple[int, ...]] = [(), (), (), ()]
+    pos = 0
+    for i in range(1, NUM_SEATS + 1):
+        seat = next_seat(deal.dealer, i)
+        if seat == caller:
+            shares[seat] = (deal.turned, *deal.stock[pos : pos + SECOND_SHARE - 1])
+            pos += SECOND_SHARE - 1
+        else:
+            shares[seat] = deal.stock[pos : pos + SECOND_SHARE]
+            pos += SECOND_SHARE
+    return shares
+
+
 def _parse_cards(value: Any, where: str) -> list[int]:
     if not isinstance(value, (list, tuple)):
         raise DealError(f"deal {where} must be a list of cards, got {type(value).__name__}")
-    out = []
+    out: list[int] = []
     for i, v in enumerate(value):
         try:
             out.append(parse_card(v))
@@ -79,7 +100,7 @@ def parse_deal(data: Any) -> Deal:
     if not isinstance(hands_raw, (list, tuple)) or len(hands_raw) != NUM_SEATS:
         n = len(hands_raw) if isinstance(hands_raw, (list, tuple)) else type(hands_raw).__name__
         raise DealError(f"deal hands must be a list of 4 hands, got {n}")
-    hands = []
+    hands: list[tuple[int, ...]] = []
     for seat, h in enumerate(hands_raw):
         cards = _parse_cards(h, f"hands[{seat}]")
         if len(cards) != FIRST_HAND_SIZE:
@@ -121,5 +142,7 @@ def random_deal(rng: Any, dealer: int | None = None) -> Deal:
             dealer = rng.randrange(NUM_SEATS)
     else:
         raise TypeError(f"rng must be a numpy Generator or random.Random, got {type(rng).__name__}")
-    hands = tuple(tuple(order[5 * s : 5 * s + 5]) for s in range(NUM_SEATS))
-    return Deal(dealer=dealer, hands=hands, turned=order[20], stock=tuple(order[21:]))
+    first = FIRST_HAND_SIZE
+    hands = tuple(tuple(order[first * s : first * (s + 1)]) for s in range(NUM_SEATS))
+    turned = first * NUM_SEATS  # R2.2: the 21st card is turned, the other 11 are the stock
+    return Deal(dealer=dealer, hands=hands, turned=order[turned], stock=tuple(order[turned + 1 :]))
