@@ -10,13 +10,18 @@ import re
 import sys
 from pathlib import Path
 
-from baloot_env.actions import ACTION_VERSION, action_table
+from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_table
 from baloot_env.observation import observation_table_markdown
 
 
 def action_table_markdown() -> str:
-    lines = [f"Action version {ACTION_VERSION}: one `Discrete(42)` space (RULES.md R9).", "",
-             "| ids | action | phase |", "|---|---|---|"]  # fmt: skip
+    """The README's action table, generated from ``actions.action_table`` (R9)."""
+    lines = [
+        f"Action version {ACTION_VERSION}: one `Discrete({NUM_ACTIONS})` space (RULES.md R9).",
+        "",
+        "| ids | action | phase |",
+        "|---|---|---|",
+    ]
     lines += [f"| {ids} | {what} | {phase} |" for ids, what, phase in action_table()]
     return "\n".join(lines)
 
@@ -32,7 +37,8 @@ def render_readme(text: str) -> str:
         )
         if not pattern.search(text):
             raise ValueError(f"README has no generated section {name!r}")
-        text = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), text)
+        table = make()
+        text = pattern.sub(lambda m, table=table: m.group(1) + table + "\n" + m.group(2), text)
     return text
 
 
