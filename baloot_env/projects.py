@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from baloot_env.cards import ACE, JACK, KING, NUM_SEATS, QUEEN, TEN, card_name, mask_of
+from baloot_env.cards import ACE, JACK, KING, NUM_RANKS, NUM_SUITS, QUEEN, TEN, card_name, mask_of
+from baloot_env.seats import NUM_SEATS, next_seat, team_of, team_seats
 
 SIRA, FIFTY, HUNDRED, FOUR_HUNDRED = "sira", "fifty", "hundred", "four_hundred"
 # R6.1 values in game points: (Hokum, Sun).
@@ -13,6 +15,7 @@ PROJECT_VALUES = {SIRA: (2, 4), FIFTY: (5, 10), HUNDRED: (10, 20), FOUR_HUNDRED:
 _CATEGORY = {SIRA: 1, FIFTY: 2, HUNDRED: 3, FOUR_HUNDRED: 4}
 QUAD_RANKS = (TEN, JACK, QUEEN, KING, ACE)  # T J Q K A; four 7s, 8s, 9s score nothing (R6.1)
 BALOOT_POINTS = 2  # R6.5
+MIN_RUN = 3  # R6.1: a run is three cards or more in a row of one suit
 
 
 @dataclass(frozen=True, order=True)
@@ -39,20 +42,20 @@ class Project:
         """R6.3 comparison key: category, then run over four of a kind, then top card."""
         return (_CATEGORY[self.kind], int(self.is_run), self.top)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "cards": [card_name(c) for c in self.cards]}
 
 
 def _byte_runs(b: int) -> tuple[tuple[int, int], ...]:
     """Maximal runs of length >= 3 in an 8-bit rank pattern: (start rank, length)."""
-    runs = []
+    runs: list[tuple[int, int]] = []
     r = 0
-    while r < 8:
+    while r < NUM_RANKS:
         if b >> r & 1:
             start = r
-            while r < 8 and b >> r & 1:
+            while r < NUM_RANKS and b >> r & 1:
                 r += 1
-            if r - start >= 3:
+            if r - start >= MIN_RUN:
                 runs.append((start, r - start))
         else:
             r += 1
@@ -63,7 +66,8 @@ _RUNS = tuple(_byte_runs(b) for b in range(256))
 
 
 def _run_kind(length: int) -> str:
-    return SIRA if length == 3 else FIFTY if length == 4 else HUNDRED
+    """R6.1: three in a row are a sira, four a fifty, five or more a hundred."""
+    return SIRA if length == MIN_RUN else FIFTY if length == MIN_RUN + 1 else HUNDRED
 
 
 def _make_run(suit: int, start: int, length: int) -> Project:
@@ -72,7 +76,7 @@ def _make_run(suit: int, start: int, length: int) -> Project:
 
 
 # Every run project a suit byte holds, built once: declaring projects is then a table lookup.
-_SUIT_RUNS = tuple(tuple(tuple(_make_run(s, a, n) for a, n in _RUNS[b]) for b in range(256)) for s in range(4))
+_SUIT_RUNS = tuple(tuple(tuple(_make_run(s, a, n) for a, n in _RUNS[b]) for b in range(256)) for s in range(NUM_SUITS))
 
 
 def _runs_in(mask: int) -> list[Project]:
@@ -85,7 +89,7 @@ def _runs_in(mask: int) -> list[Project]:
     ]
 
 
-_QUAD_MASKS = tuple((r, sum(1 << (8 * s + r) for s in range(4))) for r in QUAD_RANKS)
+_QUAD_MASKS = tuple((r, sum(1 << (8 * s + r) for s in range(NUM_SUITS))) for r in QUAD_RANKS)
 
 
 def declare_projects(hand_mask: int, hokum: bool, four_aces_hokum: str = "four_hundred") -> list[Project]:
@@ -95,10 +99,10 @@ def declare_projects(hand_mask: int, hokum: bool, four_aces_hokum: str = "four_h
     decomposition with the highest total value in the contract wins, then the one whose best
     project is stronger (R6.3).
     """
-    quads = []
+    quads: list[Project] = []
     for r, qmask in _QUAD_MASKS:
         if hand_mask & qmask == qmask:
-            cards = tuple(8 * s + r for s in range(4))
+            cards = tuple(8 * s + r for s in range(NUM_SUITS))
             if r == ACE and (not hokum or four_aces_hokum == "four_hundred"):
                 kind = FOUR_HUNDRED
             else:
@@ -107,7 +111,7 @@ def declare_projects(hand_mask: int, hokum: bool, four_aces_hokum: str = "four_h
     if not quads:
         return _runs_in(hand_mask)
     best: list[Project] = []
-    best_score: tuple = (-1,)
+    best_score: tuple[int, tuple[int, int, int]] = (-1, (0, 0, 0))
     for pick in range(1 << len(quads)):
         chosen = [q for i, q in enumerate(quads) if pick >> i & 1]
         rest = hand_mask & ~mask_of(c for q in chosen for c in q.cards)
@@ -132,11 +136,11 @@ def project_winner(projects: list[list[Project]], dealer: int) -> int | None:
     best_key = None
     best_team = None
     for i in range(NUM_SEATS):
-        seat = (dealer + 1 + i) % NUM_SEATS
+        seat = next_seat(dealer, 1 + i)
         for p in projects[seat]:
             k = p.key()
             if best_key is None or k > best_key:  # strict: the earlier seat keeps a tie
-                best_key, best_team = k, seat % 2
+                best_key, best_team = k, team_of(seat)
     return best_team
 
 
@@ -148,6 +152,6 @@ def scoring_projects(
     team = project_winner(projects, dealer)
     if team is None or tricks[team] == 0:  # R6.4
         return out
-    for seat in (team, team + 2):
+    for seat in team_seats(team):
         out[team].extend(p.value(hokum) for p in projects[seat])
     return out

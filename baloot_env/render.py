@@ -7,13 +7,14 @@ The env returns this text in ``render_mode="ansi"`` and prints it in ``render_mo
 from __future__ import annotations
 
 from baloot_env.actions import action_name
-from baloot_env.cards import SUIT_NAMES, card_name, cards_of
+from baloot_env.cards import NUM_SUITS, SUIT_NAMES, card_name, cards_of
 from baloot_env.hand import HandState
+from baloot_env.seats import team_of
 
 
 def _cards(mask: int) -> str:
     by_suit = []
-    for s in range(4):
+    for s in range(NUM_SUITS):
         names = [card_name(c) for c in cards_of(mask) if c >> 3 == s]
         if names:
             by_suit.append(" ".join(names))
@@ -39,7 +40,7 @@ def render_hand(state: HandState, match_score: tuple[int, int] | None = None, re
     for seat in range(4):
         marker = "*" if seat == state.to_act else " "
         hand = _cards(state.hands[seat]) if reveal else f"{state.hands[seat].bit_count()} cards"
-        lines.append(f"{marker} {seat}  |  {seat % 2}   | {hand}")
+        lines.append(f"{marker} {seat}  |  {team_of(seat)}   | {hand}")
     if state.trick_cards:
         played = ", ".join(f"s{s} {card_name(c)}" for s, c in zip(state.trick_seats, state.trick_cards, strict=True))
         lines.append(f"trick {len(state.tricks) + 1}: {played}")

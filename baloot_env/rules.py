@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from baloot_env.errors import RuleConfigError
+from baloot_env.seats import next_seat
 
 TARGET_SCORE = 152  # R8.1
 MAX_DEALS = 99  # R8.4
@@ -69,7 +70,7 @@ class RuleConfig:
 
     def next_dealer(self, dealer: int) -> int:
         """The dealer after ``dealer`` (R2.1, V9)."""
-        return (dealer + 3) % 4 if self.deal_rotation == "left" else (dealer + 1) % 4
+        return next_seat(dealer, -1) if self.deal_rotation == "left" else next_seat(dealer)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of every switch (for manifests, saved states and logs)."""

@@ -10,14 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from baloot_env.cards import HOKUM_TOTAL, SUN_TOTAL
+from baloot_env.cards import HOKUM_RAW_TOTAL, HOKUM_TOTAL, NUM_TRICKS, SUN_RAW_TOTAL, SUN_TOTAL
 from baloot_env.rules import TARGET_SCORE, RuleConfig
+from baloot_env.seats import NUM_SEATS, other_team, team_of
 
 HOKUM, SUN = "hokum", "sun"
+CONTRACTS = (HOKUM, SUN)
 KABOOT_VALUE = {HOKUM: 25, SUN: 44}  # R7.6
-HAND_TOTAL = {HOKUM: HOKUM_TOTAL, SUN: SUN_TOTAL}  # R7.2
+HAND_TOTAL = {HOKUM: HOKUM_TOTAL, SUN: SUN_TOTAL}  # R7.2: game points of a hand
+RAW_TOTAL = {HOKUM: HOKUM_RAW_TOTAL, SUN: SUN_RAW_TOTAL}  # R1.4: card points of a hand, last trick included
 ROUNDING_UNIT = {HOKUM: 10, SUN: 5}  # R7.3
-GAHWA = 5  # R4.1
+PLAIN, DOUBLED, THREE_LEVEL, FOUR_LEVEL, GAHWA = 1, 2, 3, 4, 5  # R4.1: the levels
+LEVELS = (PLAIN, DOUBLED, THREE_LEVEL, FOUR_LEVEL, GAHWA)
+DEFENDERS_RAISES = (DOUBLED, FOUR_LEVEL)  # R4.2: the levels the defenders raise to
+# V5 "last_digit": the counting team wins a tie when its raw points end in one of these digits.
+LAST_DIGIT_WINS = {HOKUM: range(2, 6), SUN: range(2, 5)}
 _DEFAULT_RULES = RuleConfig()
 
 
@@ -40,8 +47,8 @@ def counting_team(caller: int, level: int) -> int:
     Double and four are the defenders' raises (the callers count), three and gahwa the
     callers' (the defenders count), so the level alone tells who raised last (R4.1).
     """
-    callers = caller % 2
-    return callers if level in (2, 4) else 1 - callers
+    callers = team_of(caller)
+    return callers if level in DEFENDERS_RAISES else other_team(callers)
 
 
 @dataclass(frozen=True)
@@ -72,9 +79,8 @@ def _tie_winner(
 ) -> int:
     """Winner when both totals are equal (R7.3, or V5 "last_digit")."""
     if rules.tie_rule == "last_digit":
-        digit = raw[counting] % 10
-        wins = (2 <= digit <= 5) if contract == HOKUM else (2 <= digit <= 4)
-        return counting if wins else 1 - counting
+        wins = raw[counting] % 10 in LAST_DIGIT_WINS[contract]
+        return counting if wins else other_team(counting)
     u = ROUNDING_UNIT[contract]
     loss = [raw[t] - u * game_points[t] for t in (0, 1)]
     if loss[0] == loss[1]:
@@ -108,18 +114,19 @@ def score_hand(
         match_score: the match score before this hand; only a gahwa (R8.3) needs it.
     """
     rules = rules or _DEFAULT_RULES
-    if contract not in (HOKUM, SUN):
+    if contract not in CONTRACTS:
         raise ValueError(f"contract must be 'hokum' or 'sun', got {contract!r}")
-    if caller not in (0, 1, 2, 3):
+    if caller not in range(NUM_SEATS):
         raise ValueError(f"caller must be a seat 0-3, got {caller!r}")
-    if level not in (1, 2, 3, 4, 5):
+    if level not in LEVELS:
         raise ValueError(f"level must be 1-5, got {level!r}")
-    if len(tricks) != 2 or sum(tricks) != 8 or min(tricks) < 0:
-        raise ValueError(f"tricks must be [t0, t1] summing to 8, got {list(tricks)}")
-    total_raw = 162 if contract == HOKUM else 130
+    if len(tricks) != 2 or sum(tricks) != NUM_TRICKS or min(tricks) < 0:
+        raise ValueError(f"tricks must be [t0, t1] summing to {NUM_TRICKS}, got {list(tricks)}")
+    total_raw = RAW_TOTAL[contract]
     if len(raw) != 2 or sum(raw) != total_raw or min(raw) < 0:
         raise ValueError(f"raw must be [t0, t1] summing to {total_raw} in {contract}, got {list(raw)}")
-    callers = caller % 2
+    callers = team_of(caller)
+    defenders = other_team(callers)
     proj = [sum(projects[t]) if tricks[t] > 0 else 0 for t in (0, 1)]  # R6.4
     bal = [int(b) for b in baloot]
     all_projects = proj[0] + proj[1]
@@ -128,14 +135,14 @@ def score_hand(
     counting = counting_team(caller, level)
     g = [0, 0]
     g[counting] = convert_raw(raw[counting], contract)  # R7.2
-    g[1 - counting] = total - g[counting]
+    g[other_team(counting)] = total - g[counting]
     totals = [g[t] + proj[t] + bal[t] for t in (0, 1)]  # R7.3
 
-    kaboot_team = 0 if tricks[0] == 8 else 1 if tricks[1] == 8 else None
+    kaboot_team = 0 if tricks[0] == NUM_TRICKS else 1 if tricks[1] == NUM_TRICKS else None
     if kaboot_team is not None:  # R7.6
         winner = kaboot_team
-    elif totals[callers] != totals[1 - callers]:
-        winner = callers if totals[callers] > totals[1 - callers] else 1 - callers
+    elif totals[callers] != totals[defenders]:
+        winner = callers if totals[callers] > totals[defenders] else defenders
     else:
         winner = _tie_winner(contract, callers, counting, raw, g, rules)
     kept = rules.baloot_kept  # V8: baloot outside every multiplication, always to its holder
@@ -148,7 +155,7 @@ def score_hand(
         score[winner] = max(0, TARGET_SCORE - match_score[winner])
     elif kaboot_team is not None:  # R7.6, R7.7: kaboot is multiplied in a doubled hand
         score[winner] = (KABOOT_VALUE[contract] + all_projects + own_bal[winner]) * level
-    elif level > 1:  # R7.7
+    elif level > PLAIN:  # R7.7
         score[winner] = (total + all_projects + own_bal[winner]) * level
     elif winner == callers:  # R7.4
         score = [g[t] + proj[t] + own_bal[t] for t in (0, 1)]
