@@ -41,7 +41,7 @@ from agents.network import BalootNet, NetSpec
 from agents.policy import PolicyAgent
 from baloot_env import ENV_NAME
 from baloot_env.actions import ACTION_VERSION
-from baloot_env.atomic import write_bytes_atomic
+from baloot_io.atomic import write_bytes_atomic
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"

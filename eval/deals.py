@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from baloot_env.atomic import write_text_atomic
+from baloot_io.atomic import write_text_atomic
 from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import DealError
 

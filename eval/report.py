@@ -6,7 +6,7 @@ import math
 import os
 from typing import Any
 
-from baloot_env.atomic import write_json_atomic, write_text_atomic  # noqa: F401 (re-exported)
+from baloot_io.atomic import write_json_atomic, write_text_atomic  # noqa: F401 (re-exported: import them from baloot_io)
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord
 from eval.runner import RunResult

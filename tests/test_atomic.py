@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from baloot_env.atomic import TEMP_SUFFIX, remove_stale_temps, write_bytes_atomic, write_json_atomic
+from baloot_io.atomic import TEMP_SUFFIX, remove_stale_temps, write_bytes_atomic, write_json_atomic
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def killed_writer_temp(folder) -> str:
     """Start a write in a child process and kill it (os._exit) before the rename; the temp's name."""
     code = (
         "import os, sys\n"
-        "import baloot_env.atomic as a\n"
+        "import baloot_io.atomic as a\n"
         "a.os.replace = lambda *_: os._exit(9)\n"  # the process dies between the write and the rename
         "a.write_bytes_atomic(sys.argv[1], b'half')\n"
     )
@@ -61,3 +61,12 @@ def test_a_killed_writers_temporary_file_is_removed(tmp_path):
     assert list((tmp_path / "checkpoints").iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["checkpoints", mine.name, "notes.tmp"])
 
+
+
+def test_the_old_module_path_still_imports():
+    """``baloot_env.atomic`` moved to ``baloot_io.atomic`` (issue 15); the old path re-exports it."""
+    import baloot_env.atomic
+    import baloot_io.atomic
+
+    names = ("TEMP_SUFFIX", "remove_stale_temps", "write_bytes_atomic", "write_json_atomic", "write_text_atomic")
+    assert [getattr(baloot_env.atomic, n) is getattr(baloot_io.atomic, n) for n in names] == [True] * len(names)
