@@ -26,7 +26,7 @@ from baloot_env.rules import RuleConfig
 
 # How eagerly a game passes in the calling when it may (otherwise uniform): thrown-in deals
 # (R3.5) and the 99-deal cap (R8.4) are rare under uniform play alone.
-PASS_BIASES = (0.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.9, 0.995)
+PASS_BIASES = (0.0,) * 9 + (0.5, 0.9, 0.995)
 
 
 class Mismatch(AssertionError):

@@ -1,44 +1,53 @@
 """The one ``njit`` every kernel of the batched core uses: nopython, cached on disk.
 
 numba keys a cached function on its own source file only, so a kernel that calls a function of
-another module (every kernel here does) or reads a table derived from the engine would load
-stale machine code after an edit elsewhere. Before any kernel is defined, this module hashes
-the sources the kernels are built from (this package and the engine modules its tables come
-from) with the numba version, and clears the package's cache files when the hash has changed.
+another module (every kernel here does) or reads a constant or table taken from the engine
+would load stale machine code after an edit elsewhere. Before any kernel is defined, this
+module hashes what the kernels are built from: this package's kernel sources, the tables
+(``tables``, computed by the engine's own functions), the engine's module-level constants they
+import, and the numba version; it clears the package's cache files when the hash changes.
+Edits to the engine that change none of these (most of them) keep the cache.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 
 _PACKAGE = Path(__file__).resolve().parent
-_ENGINE = _PACKAGE.parent
-# Engine modules whose tables and constants the kernels freeze in at compile time.
-_ENGINE_SOURCES = (
-    "actions.py",
-    "cards.py",
-    "hand.py",
-    "match.py",
-    "observation.py",
-    "projects.py",
-    "rewards.py",
-    "rules.py",
-    "scoring.py",
-)
+# Engine modules whose constants the kernels freeze in at compile time.
+_ENGINE_MODULES = ("actions", "cards", "hand", "observation", "projects", "rewards", "rules", "scoring")
+# Modules of this package that hold no kernel and no constant a kernel reads.
+_PYTHON_ONLY = ("__init__.py", "differential.py", "game.py")
 _STAMP = "baloot_batch_sources.sha256"
+_CONSTANT_TYPES = (bool, int, float, str, tuple, dict)
 
 
 def _sources_digest() -> str:
+    from baloot_env.batch import tables  # no kernels there: safe to import before any is defined
+
     h = hashlib.sha256(numba.__version__.encode())
-    paths = sorted(_PACKAGE.glob("*.py")) + [_ENGINE / name for name in _ENGINE_SOURCES]
-    for path in paths:
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+    for path in sorted(_PACKAGE.glob("*.py")):
+        if path.name not in _PYTHON_ONLY:
+            h.update(path.name.encode() + path.read_bytes())
+    for name in sorted(vars(tables)):
+        value = getattr(tables, name)
+        if isinstance(value, np.ndarray):
+            h.update(name.encode() + value.tobytes())
+    for module_name in _ENGINE_MODULES:
+        module = importlib.import_module(f"baloot_env.{module_name}")
+        for name, value in sorted(vars(module).items()):
+            if name.startswith("__"):
+                continue  # __builtins__ and the like are not the engine's constants
+            text = repr(value) if isinstance(value, _CONSTANT_TYPES) else ""
+            if " at 0x" not in text:  # an object's address would change the hash in every process
+                h.update(f"{module_name}.{name}={text}".encode())
     return h.hexdigest()
 
 
