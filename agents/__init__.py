@@ -1,9 +1,18 @@
-"""Agents: the interface (``PlayerView``, ``Agent``), ``random``, ``heuristic`` and the registry."""
+"""Agents: the interface (``PlayerView``, ``Agent``), the registry and the players by kind.
+
+- ``base`` (the interface), ``registry`` (agents by name), ``random_agent``;
+- ``rule_based``: ``heuristic`` (calls) and ``card_play`` (play), the rule-based player;
+- ``search_player``: the sampled-worlds search player (``player``, ``sampling``, ``endgame``);
+- ``neural``: the network, a network as an agent, policy bundles, ONNX export, real positions.
+
+The older flat paths (``agents.heuristic``, ``agents.search``, ``agents.bundle``, ...) are the
+same modules under their former names.
+"""
 
 from agents.base import Agent, PlayerView, StaleViewError
-from agents.heuristic import HeuristicAgent, HeuristicConfig
 from agents.random_agent import RandomAgent
 from agents.registry import AgentSpecError, known_agents, make_agent
+from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 
 __all__ = [
     "Agent", "AgentSpecError", "BundleError", "HeuristicAgent", "HeuristicConfig", "PlayerView", "RandomAgent",
@@ -11,9 +20,9 @@ __all__ = [
 ]  # fmt: skip
 
 
-def __getattr__(name: str):  # load_policy and BundleError need torch: imported on first use only
+def __getattr__(name: str) -> object:  # load_policy and BundleError need torch: imported on first use only
     if name in ("BundleError", "load_policy"):
-        from agents import bundle
+        from agents.neural import bundle
 
         return getattr(bundle, name)
     raise AttributeError(f"module 'agents' has no attribute {name!r}")

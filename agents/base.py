@@ -25,6 +25,7 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS, cards_of
 from baloot_env.match import MatchContext
 from baloot_env.rules import RuleConfig
+from baloot_env.seats import partner_of, team_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -187,11 +188,11 @@ class PlayerView:
     @property
     def team(self) -> int:
         """The seat's team (R1.1)."""
-        return self.seat % 2
+        return team_of(self.seat)
 
     @property
     def partner(self) -> int:
-        return (self.seat + 2) % NUM_SEATS
+        return partner_of(self.seat)
 
     @property
     def context(self) -> MatchContext:

@@ -1,6 +1,6 @@
 """Agents by name: ``make_agent("random" | "heuristic" | PATH, seed)``.
 
-A PATH names either a trained *policy bundle* folder (``agents.bundle``: verified before it is
+A PATH names either a trained *policy bundle* folder (``agents.neural.bundle``: verified before it is
 used) or an *agent spec file*, JSON ``{"agent": "heuristic", "params": {...}}`` (the params of
 that agent, e.g. ``HeuristicConfig`` fields). ``policies/NAME`` also finds a bundle shipped in
 the package (``agents/policies/NAME``) when no such folder exists here.
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Agent, PlayerView
-from agents.heuristic import HeuristicAgent, HeuristicConfig, HeuristicConfigError
 from agents.random_agent import RandomAgent
+from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig, HeuristicConfigError
 from baloot_env.hand import PLAY
 
 
@@ -40,7 +40,7 @@ def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_search(seed: int, params: dict[str, Any]) -> Agent:
-    from agents.search import SearchAgent, SearchConfig, SearchConfigError
+    from agents.search_player.player import SearchAgent, SearchConfig, SearchConfigError
 
     try:
         return SearchAgent(seed, SearchConfig.from_dict(params))
@@ -136,7 +136,7 @@ def resolve_spec(spec: str) -> dict[str, Any]:
         return {"agent": spec, "params": {}}
     spec = packaged_bundle(spec) or spec
     if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
-        from agents.bundle import BundleError, read_manifest
+        from agents.neural.bundle import BundleError, read_manifest
 
         try:
             read_manifest(spec)
@@ -157,7 +157,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     """
     resolved = resolve_spec(spec)
     if resolved["agent"] == "policy":
-        from agents.bundle import BundleError, load_policy
+        from agents.neural.bundle import BundleError, load_policy
 
         try:
             return load_policy(resolved["path"], seed=seed)

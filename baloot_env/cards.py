@@ -105,6 +105,9 @@ def _higher_masks(order: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+# SUITS_CARDS[v]: every card of the suits whose bits are set in ``v`` (a seat's void bits, R5.2).
+SUITS_CARDS = tuple(sum(SUIT_MASKS[s] for s in range(NUM_SUITS) if v >> s & 1) for v in range(1 << NUM_SUITS))
+
 # HIGHER_TRUMP[c]: trumps of c's suit stronger than c when that suit is trump (R1.3).
 HIGHER_TRUMP = _higher_masks(TRUMP_STRENGTH)
 HIGHER_PLAIN = _higher_masks(PLAIN_STRENGTH)

@@ -1,7 +1,7 @@
 """Policy bundles: a folder with the network weights and a verified ``manifest.json``.
 
 A bundle is what other programs load: a game server, an analysis notebook, the ONNX exporter
-(``eval.export``). ``save_bundle`` writes ``weights.pt`` and then a manifest holding
+(``agents.neural.export``). ``save_bundle`` writes ``weights.pt`` and then a manifest holding
 
 - the versions the weights were made for: ``obs_version`` and ``obs_size``
   (``baloot_env.observation``), ``action_version`` (R9, ``baloot_env.actions``), ``env``
@@ -37,12 +37,12 @@ from typing import Any
 
 import torch
 
-from agents.network import BalootNet, NetSpec
-from agents.policy import PolicyAgent
+from agents.neural.network import BalootNet, NetSpec
+from agents.neural.policy import PolicyAgent
 from baloot_env import ENV_NAME
 from baloot_env.actions import ACTION_VERSION
-from baloot_io.atomic import write_bytes_atomic
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
+from baloot_io.atomic import write_bytes_atomic
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
@@ -214,12 +214,12 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     if "manifest_sha256" not in manifest:  # without it an edited manifest would pass unnoticed
         raise BundleError(
             f"policy bundle {folder}: {MANIFEST} has no manifest_sha256, so its integrity cannot be checked; "
-            "the key was deleted or the bundle predates it (re-save it with agents.bundle.save_bundle)"
+            "the key was deleted or the bundle predates it (re-save it with agents.neural.bundle.save_bundle)"
         )
     if manifest["manifest_sha256"] != manifest_digest(manifest):
         raise BundleError(
             f"policy bundle {folder}: {MANIFEST} does not match its manifest_sha256; the manifest is corrupt "
-            "or was edited by hand (use agents.bundle.update_evaluations to change evaluations)"
+            "or was edited by hand (use agents.neural.bundle.update_evaluations to change evaluations)"
         )
     missing = [k for k in REQUIRED_KEYS if k not in manifest]
     if missing:

@@ -1,6 +1,9 @@
 """ONNX export of a policy bundle, for programs outside Python (game servers, mobile clients).
 
-``export_onnx(bundle, "model.onnx")`` verifies the bundle (``agents.bundle.load_net``) and
+It lives beside the bundles it reads; ``python -m eval export`` is its command line
+(``eval.export``).
+
+``export_onnx(bundle, "model.onnx")`` verifies the bundle (``agents.neural.bundle.load_net``) and
 writes two files:
 
 - ``model.onnx``: inputs ``observation`` float32 [batch, OBS_SIZE] and ``mask`` int8
@@ -15,7 +18,7 @@ writes two files:
 
 The export uses torch's TorchScript-based exporter (``dynamo=False``): the network is a plain
 MLP that it handles exactly, and the newer exporter would add a dependency (onnxscript).
-``check_parity`` compares onnxruntime with torch on real positions (``eval.positions``), and
+``check_parity`` compares onnxruntime with torch on real positions (``agents.neural.positions``), and
 ``time_onnx`` measures inference per decision on one core.
 """
 
@@ -33,8 +36,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.bundle import load_net
-from agents.network import MASKED_LOGIT, BalootNet
+from agents.neural.bundle import load_net
+from agents.neural.network import MASKED_LOGIT, BalootNet
 from baloot_env.actions import NUM_ACTIONS
 
 MIN_OPSET = 17
@@ -70,7 +73,7 @@ def export_onnx(bundle: str | Path, out: str | Path, opset: int = MIN_OPSET) -> 
         The manifest written beside the model.
 
     Raises:
-        agents.bundle.BundleError: the bundle failed verification (nothing is written).
+        agents.neural.bundle.BundleError: the bundle failed verification (nothing is written).
         ValueError: an opset below 17.
     """
     if opset < MIN_OPSET:
@@ -217,9 +220,9 @@ def _batched_ms(sess: Any, obs: np.ndarray, masks: np.ndarray, batch: int = 256)
 
 def verify_export(bundle: str | Path, onnx_path: str | Path, positions: int = 1000, seed: int = 0) -> Parity:
     """Parity of an exported model with its bundle on ``positions`` real positions (heuristic and random play)."""
-    from agents.heuristic import HeuristicAgent
+    from agents.neural.positions import collect_positions
     from agents.random_agent import RandomAgent
-    from eval.positions import collect_positions
+    from agents.rule_based.heuristic import HeuristicAgent
 
     net, _ = load_net(bundle)
     pos = collect_positions(positions, [HeuristicAgent(seed), RandomAgent(seed)], seed)
@@ -234,60 +237,3 @@ def max_opset() -> int:
         return int(_constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET)
     except (ImportError, AttributeError):
         return 20
-
-
-def export_main(argv: list[str]) -> int:
-    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``.
-
-    Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
-    raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
-    """
-    import argparse
-
-    from agents.bundle import read_manifest
-    from eval.__main__ import OneLineParser, check_output_path, check_range
-
-    p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
-    p.add_argument("--policy", required=True, help="the policy bundle folder")
-    p.add_argument("--out", required=True, help="the .onnx file to write; the manifest goes beside it (.manifest.json)")
-    p.add_argument(
-        "--opset", type=int, default=MIN_OPSET, help=f"ONNX opset ({MIN_OPSET} to {max_opset()}, default {MIN_OPSET})"
-    )
-    p.add_argument("--check", type=int, default=1000, metavar="N",
-                   help="compare onnxruntime with torch on N real positions (0: skip; default 1000)")  # fmt: skip
-    p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
-    args: argparse.Namespace = p.parse_args(argv)
-    check_range("--opset", args.opset, MIN_OPSET, max_opset())
-    check_range("--check", args.check, 0)
-    check_range("--time", args.time, 0)
-    read_manifest(args.policy)  # BundleError (a ValueError) for a missing or corrupt bundle
-    check_output_path(args.out, "--out")
-    check_output_path(manifest_path(args.out), "--out (its manifest)")
-    meta = export_onnx(args.policy, args.out, args.opset)
-    print(
-        f"exported {meta['name']} ({meta['parameters']:,} parameters) to {args.out} (opset {args.opset}, sha256 {meta['onnx']['sha256'][:16]}...)"
-    )
-    print(f"manifest: {manifest_path(args.out)}")
-    if args.check or args.time:
-        try:
-            import onnxruntime  # noqa: F401
-        except ImportError:
-            print("check and timing skipped: onnxruntime is not installed (pip install onnxruntime)")
-            return 0
-    if args.check:
-        par = verify_export(args.policy, args.out, args.check)
-        print(f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
-              f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}")  # fmt: skip
-        if not par.ok:
-            raise ExportError(f"the exported model disagrees with torch: {par}")
-    if args.time:
-        from agents.heuristic import HeuristicAgent
-        from eval.positions import collect_positions
-
-        pos = collect_positions(args.time, [HeuristicAgent(0)], seed=1)
-        t = time_onnx(args.out, pos.observations, pos.masks)
-        print(
-            f"onnxruntime, one core: batch 1 median {t['median_ms']:.4f} ms, p90 {t['p90_ms']:.4f} ms per decision "
-            f"({t['decisions']} decisions); batches of 256: {t['batched_ms']:.4f} ms per decision"
-        )
-    return 0

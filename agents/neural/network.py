@@ -1,7 +1,7 @@
 """The policy network: one shared trunk, a card-play head, a bidding head and a value head.
 
 Plain torch, no stable-baselines3: the same module is trained inside MaskablePPO
-(``train.policy``) and loaded for play from a bundle (``agents.bundle``).
+(``train.policy``) and loaded for play from a bundle (``agents.neural.bundle``).
 
 Input: the observation vector (``baloot_env.observation``), optionally followed by the
 privileged part (all four hands, relative seats, 4 x 32) that only the value head reads,

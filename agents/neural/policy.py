@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent, PlayerView
-from agents.network import BalootNet
+from agents.neural.network import BalootNet
 from baloot_env.actions import NUM_ACTIONS
 
 

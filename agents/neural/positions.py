@@ -1,7 +1,7 @@
 """Real positions from engine play: observation vectors and legal masks at every decision.
 
 Used wherever a policy must be checked or taught on positions that occur in games rather than
-on random vectors: the ONNX export's parity check and timing (``eval.export``), and the
+on random vectors: the ONNX export's parity check and timing (``agents.neural.export``), and the
 distillation data (``train.distill``). Hands are dealt from a seeded ``numpy`` generator
 (R2.4) and played by the game driver (``baloot_env.driver.Table``) with two teams of agents
 (R1.1); every decision of every seat is recorded from the acting seat's ``PlayerView`` (its
@@ -20,6 +20,7 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
+from baloot_env.seats import team_of
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def collect_positions(
             if epsilon and rng.random() < epsilon:
                 action = int(rng.choice(view.legal_actions))
             else:
-                action = team[view.seat & 1].act(view)
+                action = team[team_of(view.seat)].act(view)
             table.apply(action)
         if progress is not None:
             progress(n, count)

@@ -20,30 +20,29 @@ take the trick. Its habits, in order:
 from __future__ import annotations
 
 from baloot_env.cards import (
+    ACE,
+    ALL_CARDS_MASK,
     HIGHER_PLAIN,
     HIGHER_TRUMP,
-    NUM_SEATS,
+    NUM_RANKS,
     PLAIN_POINTS,
     PLAIN_STRENGTH,
     SUIT_MASKS,
-    TRUMP_POINTS,
+    SUITS_CARDS,
+    TEN,
     TRUMP_STRENGTH,
     cards_of,
 )
+from baloot_env.cards import card_points as points
+from baloot_env.seats import NUM_SEATS, next_seat, partner_of, team_of
 
-# VOID_MASK[v]: the cards of every suit whose bit is set in the void bits ``v``.
-VOID_MASK = tuple(sum(SUIT_MASKS[s] for s in range(4) if v >> s & 1) for v in range(16))
-_TEN, _ACE = 3, 7
-
-
-def points(card: int, trump: int) -> int:
-    """Card points (R1.4)."""
-    return TRUMP_POINTS[card & 7] if card >> 3 == trump else PLAIN_POINTS[card & 7]
+VOID_MASK = SUITS_CARDS  # VOID_MASK[v]: the cards of every suit whose bit is set in the void bits ``v``
+RICH_TRICK = 10  # card points on the table worth fighting for when no partner plays after (R1.4)
 
 
 def order(card: int, trump: int) -> int:
     """A total order for choosing cards: plain strength 0-7, trumps 8-15 (R1.3)."""
-    return TRUMP_STRENGTH[card & 7] + 8 if card >> 3 == trump else PLAIN_STRENGTH[card & 7]
+    return TRUMP_STRENGTH[card & 7] + NUM_RANKS if card >> 3 == trump else PLAIN_STRENGTH[card & 7]
 
 
 def higher(card: int, trump: int) -> int:
@@ -70,7 +69,7 @@ class Table:
         played = 0
         for m in view.played_by:
             played |= m
-        self.unseen = ~(played | view.hand) & 0xFFFFFFFF
+        self.unseen = ~(played | view.hand) & ALL_CARDS_MASK
         self.voids = view.voids
         self.possible = [
             0 if r == view.seat else self.unseen & ~VOID_MASK[view.voids[r]] & ~view.no_trumps[r]
@@ -102,7 +101,7 @@ class Table:
         if self.trump < 0 or suit == self.trump:
             return False
         tm = SUIT_MASKS[self.trump]
-        for r in ((self.seat + 1) % NUM_SEATS, (self.seat + 3) % NUM_SEATS):
+        for r in (next_seat(self.seat), next_seat(self.seat, -1)):  # the two opponents
             if self.possible[r] & tm and self.likely_void(r, suit):
                 return True
         return False
@@ -110,7 +109,7 @@ class Table:
 
 def choose_card(view) -> int:
     """The heuristic's card for ``view`` (play phase, R5)."""
-    legal = view.legal_mask & 0xFFFFFFFF
+    legal = view.legal_mask & ALL_CARDS_MASK
     if legal & (legal - 1) == 0:
         return legal.bit_length() - 1
     t = Table(view)
@@ -124,11 +123,11 @@ def _lead(view, t: Table, legal: list[int]) -> int:
     if trump >= 0:
         tm = SUIT_MASKS[trump]
         mine = hand & tm
-        opp_trumps = (t.possible[(seat + 1) % 4] | t.possible[(seat + 3) % 4]) & tm
+        opp_trumps = (t.possible[next_seat(seat)] | t.possible[next_seat(seat, -1)]) & tm
         if mine and opp_trumps:
             my_trumps = cards_of(mine)
             top = max(my_trumps, key=lambda c: TRUMP_STRENGTH[c & 7])
-            ours = view.caller % 2 == seat % 2
+            ours = team_of(view.caller) == team_of(seat)
             if t.is_master(top) and (ours or len(my_trumps) >= 3):
                 return top  # draw trumps with the master
             if ours and seat == view.caller and len(my_trumps) >= 4:
@@ -153,8 +152,8 @@ def _lead(view, t: Table, legal: list[int]) -> int:
         cards = [c for c in plain if c >> 3 == suit]
         low = min(cards, key=lambda c: (PLAIN_POINTS[c & 7], PLAIN_STRENGTH[c & 7]))
         cost = PLAIN_POINTS[low & 7]
-        ace = 8 * suit + _ACE
-        if hand >> (8 * suit + _TEN) & 1 and t.unseen >> ace & 1:
+        ace = 8 * suit + ACE
+        if hand >> (8 * suit + TEN) & 1 and t.unseen >> ace & 1:
             cost += 6  # leading the suit exposes our ten to their ace
         if t.ruff_risk(suit):
             cost += 3
@@ -172,9 +171,9 @@ def _follow(view, t: Table, legal: list[int]) -> int:
     cards = view.trick_cards
     led = cards[0] >> 3
     win_card = cards[view.trick_seats.index(view.trick_winner)]
-    after = [(seat + k) % NUM_SEATS for k in range(1, NUM_SEATS - len(cards))]
-    opp_after = [r for r in after if r % 2 != seat % 2]
-    if view.trick_winner == (seat + 2) % NUM_SEATS:
+    after = [next_seat(seat, k) for k in range(1, NUM_SEATS - len(cards))]
+    opp_after = [r for r in after if team_of(r) != team_of(seat)]
+    if view.trick_winner == partner_of(seat):
         if not any(t.can_beat(r, win_card, led) for r in opp_after):
             return _smear(t, legal)
         return _low(t, legal)
@@ -189,7 +188,7 @@ def _follow(view, t: Table, legal: list[int]) -> int:
                 return max(plain, key=lambda c: (PLAIN_POINTS[c & 7], -PLAIN_STRENGTH[c & 7]))
             return min(safe, key=lambda c: TRUMP_STRENGTH[c & 7])
         trick_pts = sum(points(c, trump) for c in cards)
-        if trick_pts >= 10 and (seat + 2) % NUM_SEATS not in after:
+        if trick_pts >= RICH_TRICK and partner_of(seat) not in after:
             # Nobody of ours comes after: fight for a rich trick with the best we have.
             return max(winners, key=lambda c: order(c, trump))
     return _low(t, legal)

@@ -18,7 +18,7 @@ Doubling (R4) looks at the seat's 8 cards: defenders double on strong trumps (J 
 with length), the callers say three and the defenders four only with much more, and gahwa
 (which ends the match, R8.3) only with a near-certain hand.
 
-Card play is in ``agents.card_play``. Every decision is a few integer operations (well under
+Card play is in ``agents.rule_based.card_play``. Every decision is a few integer operations (well under
 0.2 ms), so that evaluation stays fast.
 """
 
@@ -28,13 +28,14 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from agents.base import Agent, PlayerView
-from agents.card_play import choose_card
+from agents.rule_based.card_play import choose_card
 from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN_ACTION, THREE
-from baloot_env.cards import NUM_SEATS
+from baloot_env.bidding import FIRST_ROUND, SECOND_ROUND
+from baloot_env.cards import ACE, KING, NUM_RANKS, NUM_SUITS, TEN
+from baloot_env.seats import NO_SEAT, partner_of
 
 # R1.3/R1.4: what a trump is worth for taking tricks, by rank 7 8 9 T J Q K A.
 TRUMP_VALUE = (1.0, 1.0, 3.0, 1.5, 4.0, 1.0, 1.0, 2.0)
-_TEN, _KING, _ACE = 3, 6, 7
 
 
 class HeuristicConfigError(ValueError):
@@ -86,15 +87,15 @@ class HeuristicConfig:
 def hokum_strength(mask: int, trump: int) -> float:
     """Hokum strength of the cards ``mask`` with ``trump`` as trump (module docstring)."""
     trumps = (mask >> (8 * trump)) & 0xFF
-    score = sum(TRUMP_VALUE[r] for r in range(8) if trumps >> r & 1)
+    score = sum(TRUMP_VALUE[r] for r in range(NUM_RANKS) if trumps >> r & 1)
     n_trumps = trumps.bit_count()
-    for s in range(4):
+    for s in range(NUM_SUITS):
         if s == trump:
             continue
         b = (mask >> (8 * s)) & 0xFF
-        if b >> _ACE & 1:
+        if b >> ACE & 1:
             score += 1.5
-            if b >> _TEN & 1:
+            if b >> TEN & 1:
                 score += 1.0
         elif not b and n_trumps >= 3:
             score += 0.5
@@ -104,17 +105,17 @@ def hokum_strength(mask: int, trump: int) -> float:
 def sun_strength(mask: int) -> float:
     """Sun strength of the cards ``mask`` (module docstring)."""
     score = 0.0
-    for s in range(4):
+    for s in range(NUM_SUITS):
         b = (mask >> (8 * s)) & 0xFF
         if not b:
             continue
         n = b.bit_count()
-        ace, ten = b >> _ACE & 1, b >> _TEN & 1
+        ace, ten = b >> ACE & 1, b >> TEN & 1
         if ace:
             score += 3.0 + 0.5 * max(0, n - 3)
         if ten:
             score += 2.0 if ace else (1.0 if n >= 2 else 0.5)
-        if b >> _KING & 1 and (ace or ten):
+        if b >> KING & 1 and (ace or ten):
             score += 0.5
     return score
 
@@ -122,9 +123,9 @@ def sun_strength(mask: int) -> float:
 def defence_strength(mask: int, trump: int) -> float:
     """Trump strength of an 8-card hand for doubling (R4): trumps as in Hokum, side aces 1."""
     trumps = (mask >> (8 * trump)) & 0xFF
-    score = sum(TRUMP_VALUE[r] for r in range(8) if trumps >> r & 1)
-    for s in range(4):
-        if s != trump and mask >> (8 * s + _ACE) & 1:
+    score = sum(TRUMP_VALUE[r] for r in range(NUM_RANKS) if trumps >> r & 1)
+    for s in range(NUM_SUITS):
+        if s != trump and mask >> (8 * s + ACE) & 1:
             score += 1.0
     return score
 
@@ -163,16 +164,16 @@ class HeuristicAgent(Agent):
         mine = view.hand | 1 << view.turned  # R2.3: the caller takes the turned card
         turned_suit = view.turned >> 3
         sun = sun_strength(mine)
-        discount = cfg.dealer_discount if view.seat == view.dealer and view.bid_round == 2 else 0.0
-        if view.bid_round == 1:
-            hokum_bidder = next((s for r, s, a in view.bids if a != PASS), -1)
+        discount = cfg.dealer_discount if view.seat == view.dealer and view.bid_round == SECOND_ROUND else 0.0
+        if view.bid_round == FIRST_ROUND:
+            hokum_bidder = next((s for r, s, a in view.bids if a != PASS), NO_SEAT)
             if hokum_bidder >= 0:  # R3.3: only sun can still be said
-                bar = cfg.sun_over_partner if hokum_bidder == (view.seat + 2) % NUM_SEATS else cfg.sun_bar
+                bar = cfg.sun_over_partner if hokum_bidder == partner_of(view.seat) else cfg.sun_bar
                 return SUN_ACTION if sun >= bar else PASS
             hokum = hokum_strength(mine, turned_suit)
             hokum_action = HOKUM_BASE + turned_suit
         else:
-            suits = [s for s in range(4) if legal >> (HOKUM_BASE + s) & 1]
+            suits = [s for s in range(NUM_SUITS) if legal >> (HOKUM_BASE + s) & 1]
             hokum, best = max((hokum_strength(mine, s), -s) for s in suits)
             hokum_action = HOKUM_BASE - best
         sun_margin = sun - (cfg.sun_bar - discount)

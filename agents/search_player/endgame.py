@@ -6,8 +6,8 @@ and a finished hand is worth ``leaf(raw_team0, tricks_team0)``, a function the c
 from the world's contract, projects and baloot with the engine's own scoring (R6, R7).
 
 The position is kept in a few integers instead of a ``HandState`` for speed: hands are 32-bit
-masks (R1.2) and the rules of play (R5.1-R5.5) are the same mask arithmetic as
-``HandState._legal_cards``; a test checks both against each other and against brute force.
+masks (R1.2) and the rules of play (R5.1-R5.4) are the engine's own ``baloot_env.play.legal_cards``,
+the one statement of them; a test checks the solver against brute force.
 """
 
 from __future__ import annotations
@@ -15,46 +15,27 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from baloot_env.cards import (
-    HIGHER_TRUMP,
+    CARD_POINTS,
     LAST_TRICK_BONUS,
+    NO_CARD,
+    NUM_CARDS,
+    NUM_RANKS,
     NUM_TRICKS,
-    PLAIN_POINTS,
     PLAIN_STRENGTH,
-    SUIT_MASKS,
-    TRUMP_POINTS,
     TRUMP_STRENGTH,
 )
+from baloot_env.play import NO_LEAD, legal_cards  # noqa: F401 (legal_cards: re-exported, the engine's own)
+from baloot_env.seats import NO_SEAT, NUM_SEATS, next_seat, team_of
 
 INF = float("inf")
 
 
 def tables(trump: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Per card: points (R1.4) and a total trick order with trumps above plain cards (R1.3)."""
-    pts = tuple(TRUMP_POINTS[c & 7] if c >> 3 == trump else PLAIN_POINTS[c & 7] for c in range(32))
-    order = tuple(TRUMP_STRENGTH[c & 7] + 8 if c >> 3 == trump else PLAIN_STRENGTH[c & 7] for c in range(32))
-    return pts, order
-
-
-def legal_cards(hand: int, seat: int, led: int, win_seat: int, win_card: int, trump: int) -> int:
-    """R5.1-R5.4 for a compact position: ``led`` is -1 before the lead.
-
-    The best trump on the table is the winning card whenever a trump has been played (R5.5).
-    """
-    if led < 0:
-        return hand  # R5.1
-    follow = hand & SUIT_MASKS[led]
-    if follow:
-        if led == trump:  # R5.2: overtrump when able
-            return (follow & HIGHER_TRUMP[win_card]) or follow
-        return follow  # R5.2
-    if trump < 0 or win_seat == (seat + 2) & 3:
-        return hand  # R5.3; R5.4 partner winning
-    trumps = hand & SUIT_MASKS[trump]
-    if not trumps:
-        return hand  # R5.4: no trump at all
-    if win_card >> 3 == trump:
-        return (trumps & HIGHER_TRUMP[win_card]) or trumps  # R5.4
-    return trumps
+    order = tuple(
+        TRUMP_STRENGTH[c & 7] + NUM_RANKS if c >> 3 == trump else PLAIN_STRENGTH[c & 7] for c in range(NUM_CARDS)
+    )
+    return CARD_POINTS[trump], order
 
 
 def solve(
@@ -76,7 +57,7 @@ def solve(
         hands: the four current holdings (masks); restored before returning.
         seat: the seat to act.
         trick: the current trick so far as (seat, card), in play order.
-        trump: the trump suit, -1 in Sun.
+        trump: the trump suit, ``NO_TRUMP`` in Sun.
         raw0, tricks0: team 0's card points and tricks so far (R1.4).
         tricks_done: completed tricks.
         team: the team whose value is maximised (the other minimises).
@@ -85,7 +66,7 @@ def solve(
         alpha, beta: the search window.
     """
     pts, order = tables(trump)
-    led = win_seat = win_card = -1
+    led, win_seat, win_card = NO_LEAD, NO_SEAT, NO_CARD
     tpts = 0
     for i, (s, c) in enumerate(trick):
         tpts += pts[c]
@@ -94,10 +75,14 @@ def solve(
         elif (c >> 3 == trump or c >> 3 == led) and order[c] > order[win_card]:
             win_seat, win_card = s, c
 
-    def rec(seat, n, led, ws, wc, tp, r0, t0, left, alpha, beta):
+    last_card = NUM_SEATS - 1  # the trick's fourth card
+
+    def rec(
+        seat: int, n: int, led: int, ws: int, wc: int, tp: int, r0: int, t0: int, left: int, alpha: float, beta: float
+    ) -> float:
         hand = hands[seat]
         m = legal_cards(hand, seat, led, ws, wc, trump)
-        maximise = (seat & 1) == team
+        maximise = team_of(seat) == team
         best = -INF if maximise else INF
         while m:
             low = m & -m
@@ -111,19 +96,19 @@ def solve(
             else:
                 nled, nws, nwc = led, ws, wc
             ntp = tp + pts[c]
-            if n == 3:  # R5.5: the trick is complete
+            if n == last_card:  # R5.5: the trick is complete
                 if left == 1:
                     ntp += LAST_TRICK_BONUS  # R1.4
-                if nws & 1:
+                if team_of(nws):  # team 1 took it
                     nr0, nt0 = r0, t0
                 else:
                     nr0, nt0 = r0 + ntp, t0 + 1
                 if left == 1:
                     v = leaf(nr0, nt0)
                 else:
-                    v = rec(nws, 0, -1, -1, -1, 0, nr0, nt0, left - 1, alpha, beta)
+                    v = rec(nws, 0, NO_LEAD, NO_SEAT, NO_CARD, 0, nr0, nt0, left - 1, alpha, beta)
             else:
-                v = rec((seat + 1) & 3, n + 1, nled, nws, nwc, ntp, r0, t0, left, alpha, beta)
+                v = rec(next_seat(seat), n + 1, nled, nws, nwc, ntp, r0, t0, left, alpha, beta)
             if maximise:
                 if v > best:
                     best = v

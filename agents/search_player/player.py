@@ -3,11 +3,11 @@
 For each card decision (R5) the player
 
 1. samples ``worlds`` deals of the unseen cards, uniformly among those consistent with what
-   its ``PlayerView`` shows (``agents.sampling``: exact counting, no inconsistent world);
+   its ``PlayerView`` shows (``agents.search_player.sampling``: exact counting, no inconsistent world);
 2. for every legal card and every world, plays the hand to its end: the ``heuristic`` card
-   play (``agents.card_play``, which sees only the world's public knowledge) until
+   play (``agents.rule_based.card_play``, which sees only the world's public knowledge) until
    ``endgame_tricks`` tricks are left, then exact perfect-information alpha-beta search
-   (``agents.endgame``) of the rest;
+   (``agents.search_player.endgame``) of the rest;
 3. plays the card with the best mean hand score of its team minus the other team's (game
    points of the hand, R7, with the world's projects and baloot, R6).
 
@@ -34,15 +34,16 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from agents.base import Agent, PlayerView
-from agents.card_play import choose_card
-from agents.endgame import solve
-from agents.heuristic import HeuristicAgent
-from agents.sampling import WorldSampler
-from baloot_env.cards import KING, NUM_SEATS, NUM_TRICKS, QUEEN, cards_of
+from agents.rule_based.card_play import choose_card
+from agents.rule_based.heuristic import HeuristicAgent
+from agents.search_player.endgame import solve
+from agents.search_player.sampling import WorldSampler
+from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.hand import PLAY, HandState
-from baloot_env.projects import BALOOT_POINTS, declare_projects, has_baloot, scoring_projects
+from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_baloot, scoring_projects
 from baloot_env.rules import RuleConfig
-from baloot_env.scoring import HOKUM, score_hand
+from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
+from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 
 SEARCH_DEFAULT_WORLDS = 16
 
@@ -135,55 +136,61 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = N
     not known and not needed in the play phase, so ``deal`` is None; ``history`` is empty.
     """
     rules = rules or view.rules
-    w = HandState.__new__(HandState)
-    w.rules = rules
-    w.deal = None
-    w.dealer = view.dealer
-    w.match_score = tuple(view.match_score)
-    w.phase = PLAY
-    w.to_act = view.to_act
-    w.hands = list(hands)
-    w.bid_round = view.bid_round
-    w.bids = list(view.bids)
-    w.hokum_bidder = -1
-    w.contract = view.contract
-    w.trump = view.trump
-    w.caller = view.caller
-    w.level = view.level
-    w.doubling_calls = list(view.doubling_calls)
-    w.last_raiser = view.last_raiser
-    w.doubling_passes = 0
-    w.played_by = list(view.played_by)
-    w.full_hands = [hands[s] | view.played_by[s] for s in range(NUM_SEATS)]
+    full_hands = [hands[s] | view.played_by[s] for s in range(NUM_SEATS)]
     hokum = view.contract == HOKUM
-    w.baloot_seat = -1
-    w.baloot_announced = False
+    projects: list[list[Project]] = [[] for _ in range(NUM_SEATS)]
+    baloot_seat, baloot_announced = NO_SEAT, False
     if rules.projects:  # R6.1, R6.5, R6.6
-        w.projects = [declare_projects(h, hokum, rules.four_aces_hokum) for h in w.full_hands]
+        projects = [declare_projects(h, hokum, rules.four_aces_hokum) for h in full_hands]
         if hokum:
             for s in range(NUM_SEATS):
-                if has_baloot(w.full_hands[s], view.trump):
-                    w.baloot_seat = s
+                if has_baloot(full_hands[s], view.trump):
+                    baloot_seat = s
                     both = 1 << (8 * view.trump + KING) | 1 << (8 * view.trump + QUEEN)
-                    w.baloot_announced = view.played_by[s] & both == both  # R6.5
-    else:
-        w.projects = [[], [], [], []]
-    w.trick_seats = list(view.trick_seats)
-    w.trick_cards = list(view.trick_cards)
-    w.trick_winner = view.trick_winner
-    w.trick_win_card = w.trick_best_trump = -1
+                    baloot_announced = view.played_by[s] & both == both  # R6.5
+    win_card = best_trump = NO_CARD
     if view.trick_cards:
-        w.trick_win_card = view.trick_cards[view.trick_seats.index(view.trick_winner)]
-        if w.trick_win_card >> 3 == view.trump:
-            w.trick_best_trump = w.trick_win_card  # a trump on the table wins the trick (R5.5)
-    w.tricks = list(view.tricks)
-    w.tricks_won = list(view.tricks_won)
-    w.raw = list(view.raw)
-    w.voids = list(view.voids)
-    w.no_trumps = list(view.no_trumps)
-    w.history = []
-    w.result = None
-    return w
+        win_card = view.trick_cards[view.trick_seats.index(view.trick_winner)]
+        if win_card >> 3 == view.trump:
+            best_trump = win_card  # a trump on the table wins the trick (R5.5)
+    return HandState.from_fields(
+        {
+            "rules": rules,
+            "deal": None,  # not known to the seat, and not read in the play phase
+            "dealer": view.dealer,
+            "phase": PLAY,
+            "to_act": view.to_act,
+            "hands": list(hands),
+            "bid_round": view.bid_round,
+            "bids": list(view.bids),
+            "hokum_bidder": NO_SEAT,
+            "contract": view.contract,
+            "trump": view.trump,
+            "caller": view.caller,
+            "level": view.level,
+            "doubling_calls": list(view.doubling_calls),
+            "last_raiser": view.last_raiser,
+            "doubling_passes": 0,
+            "full_hands": full_hands,
+            "projects": projects,
+            "baloot_seat": baloot_seat,
+            "baloot_announced": baloot_announced,
+            "trick_seats": list(view.trick_seats),
+            "trick_cards": list(view.trick_cards),
+            "trick_winner": view.trick_winner,
+            "trick_win_card": win_card,
+            "trick_best_trump": best_trump,
+            "tricks": list(view.tricks),
+            "tricks_won": list(view.tricks_won),
+            "raw": list(view.raw),
+            "played_by": list(view.played_by),
+            "voids": list(view.voids),
+            "no_trumps": list(view.no_trumps),
+            "history": [],
+            "result": None,
+            "match_score": tuple(view.match_score),
+        }
+    )
 
 
 def leaf_function(world: HandState, team: int):
@@ -192,10 +199,10 @@ def leaf_function(world: HandState, team: int):
     Returns a function of (team 0 raw points with the last-trick bonus, team 0 tricks), cached.
     """
     hokum = world.contract == HOKUM
-    total = 162 if hokum else 130
+    total = RAW_TOTAL[world.contract]
     baloot = [0, 0]
     if world.baloot_seat >= 0:
-        baloot[world.baloot_seat % 2] = BALOOT_POINTS
+        baloot[team_of(world.baloot_seat)] = BALOOT_POINTS
     cache: dict[tuple[int, int], int] = {}
     args = (world.contract, world.caller, world.level)
 
@@ -206,7 +213,7 @@ def leaf_function(world: HandState, team: int):
             tricks = [tricks0, NUM_TRICKS - tricks0]
             per_team = scoring_projects(world.projects, world.dealer, tricks, hokum)
             hs = score_hand(*args, [raw0, total - raw0], tricks, per_team, baloot, world.rules, world.match_score)
-            v = hs.score[team] - hs.score[1 - team]
+            v = hs.score[team] - hs.score[other_team(team)]
             cache[key] = v
         return v
 
@@ -260,7 +267,7 @@ class SearchAgent(Agent):
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
-        team = view.seat % 2
+        team = team_of(view.seat)
         sums = dict.fromkeys(legal, 0.0)
         n = 0
         start = time.perf_counter()

@@ -38,12 +38,14 @@ from __future__ import annotations
 import random
 from math import comb
 
-from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, SUIT_MASKS, cards_of, mask_of
-from baloot_env.deal import Deal
+from baloot_env.cards import ALL_CARDS_MASK, SUITS_CARDS, cards_of, mask_of
+from baloot_env.deal import FIRST_HAND_SIZE, SECOND_SHARE, Deal
 from baloot_env.projects import declare_projects
+from baloot_env.scoring import HOKUM
+from baloot_env.seats import NUM_SEATS
 
-HAND_SIZE_AFTER_DEAL = 8  # R2.3
-_VOID_MASK = tuple(sum(SUIT_MASKS[s] for s in range(4) if v >> s & 1) for v in range(16))
+HAND_SIZE_AFTER_DEAL = FIRST_HAND_SIZE + SECOND_SHARE  # R2.3
+_VOID_MASK = SUITS_CARDS
 
 
 class InconsistentViewError(ValueError):
@@ -227,7 +229,7 @@ class WorldSampler:
     def projects_agree(self, hands: list[int]) -> bool:
         """R6.1/R6.2: each public-project seat would declare exactly its public projects."""
         v = self.view
-        hokum = v.contract == "hokum"
+        hokum = v.contract == HOKUM
         for s in self.project_seats:
             full = hands[s] | v.played_by[s]
             if declare_projects(full, hokum, self.four_aces) != list(v.projects[s]):
@@ -262,6 +264,6 @@ def sample_bidding_deal(view, rng: random.Random) -> Deal:
         if s == seat:
             hands.append(tuple(cards_of(view.hand)))
         else:
-            hands.append(tuple(unseen[pos : pos + 5]))
-            pos += 5
+            hands.append(tuple(unseen[pos : pos + FIRST_HAND_SIZE]))
+            pos += FIRST_HAND_SIZE
     return Deal(view.dealer, tuple(hands), view.turned, tuple(unseen[pos:]))

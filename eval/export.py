@@ -1,0 +1,79 @@
+"""``python -m eval export``: the command line of the ONNX export.
+
+The export itself lives beside the bundles it reads, in ``agents.neural.export``; its names are
+re-exported here, so ``eval.export.export_onnx`` and the rest keep working.
+"""
+
+from __future__ import annotations
+
+from agents.neural.export import (  # noqa: F401 (re-exported)
+    INPUTS,
+    MIN_OPSET,
+    OUTPUTS,
+    ExportError,
+    Parity,
+    check_parity,
+    export_onnx,
+    manifest_path,
+    max_opset,
+    time_onnx,
+    time_onnx_models,
+    verify_export,
+)
+
+
+def export_main(argv: list[str]) -> int:
+    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``.
+
+    Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
+    raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
+    """
+    import argparse
+
+    from agents.neural.bundle import read_manifest
+    from eval.__main__ import OneLineParser, check_output_path, check_range
+
+    p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
+    p.add_argument("--policy", required=True, help="the policy bundle folder")
+    p.add_argument("--out", required=True, help="the .onnx file to write; the manifest goes beside it (.manifest.json)")
+    p.add_argument(
+        "--opset", type=int, default=MIN_OPSET, help=f"ONNX opset ({MIN_OPSET} to {max_opset()}, default {MIN_OPSET})"
+    )
+    p.add_argument("--check", type=int, default=1000, metavar="N",
+                   help="compare onnxruntime with torch on N real positions (0: skip; default 1000)")  # fmt: skip
+    p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
+    args: argparse.Namespace = p.parse_args(argv)
+    check_range("--opset", args.opset, MIN_OPSET, max_opset())
+    check_range("--check", args.check, 0)
+    check_range("--time", args.time, 0)
+    read_manifest(args.policy)  # BundleError (a ValueError) for a missing or corrupt bundle
+    check_output_path(args.out, "--out")
+    check_output_path(manifest_path(args.out), "--out (its manifest)")
+    meta = export_onnx(args.policy, args.out, args.opset)
+    print(
+        f"exported {meta['name']} ({meta['parameters']:,} parameters) to {args.out} (opset {args.opset}, sha256 {meta['onnx']['sha256'][:16]}...)"
+    )
+    print(f"manifest: {manifest_path(args.out)}")
+    if args.check or args.time:
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            print("check and timing skipped: onnxruntime is not installed (pip install onnxruntime)")
+            return 0
+    if args.check:
+        par = verify_export(args.policy, args.out, args.check)
+        print(f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
+              f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}")  # fmt: skip
+        if not par.ok:
+            raise ExportError(f"the exported model disagrees with torch: {par}")
+    if args.time:
+        from agents.neural.positions import collect_positions
+        from agents.rule_based.heuristic import HeuristicAgent
+
+        pos = collect_positions(args.time, [HeuristicAgent(0)], seed=1)
+        t = time_onnx(args.out, pos.observations, pos.masks)
+        print(
+            f"onnxruntime, one core: batch 1 median {t['median_ms']:.4f} ms, p90 {t['p90_ms']:.4f} ms per decision "
+            f"({t['decisions']} decisions); batches of 256: {t['batched_ms']:.4f} ms per decision"
+        )
+    return 0
