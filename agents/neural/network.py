@@ -17,18 +17,20 @@ import numpy as np
 import torch
 from torch import nn
 
+from baloot_env.actions import NUM_CALL_ACTIONS, NUM_CARD_ACTIONS
+from baloot_env.cards import NUM_CARDS
 from baloot_env.observation import OBS_SIZE
+from baloot_env.seats import NUM_SEATS
 
-PRIVILEGED_SIZE = 4 * 32  # the four current hands, relative seats (me, next, partner, previous)
+PRIVILEGED_SIZE = NUM_SEATS * NUM_CARDS  # the four current hands, relative seats (me, next, partner, previous)
 
 
 def privileged_input(hands: list[list[int]]) -> np.ndarray:
     """The privileged critic's extra input (training only): N x 128 floats from N rows of four
     hand masks (me, next, partner, previous; R1.2 card ids as bits), 32 bits per hand."""
-    rows = np.asarray(hands, dtype="<u4").reshape(-1, 4)
+    rows = np.asarray(hands, dtype="<u4").reshape(-1, NUM_SEATS)
     return np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
-NUM_CARD_ACTIONS = 32
-NUM_BID_ACTIONS = 10
+NUM_BID_ACTIONS = NUM_CALL_ACTIONS  # the bidding head: pass, the calls and the raises (R9)
 MASKED_LOGIT = -1e8
 
 
