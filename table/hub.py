@@ -252,6 +252,7 @@ class Hub:
             due = room.auto_due(now)
             if due is not None:
                 await self._auto(room, *due)
+                await asyncio.sleep(0)  # a fast bot answers without awaiting: let the clients be served
                 continue
             if room.over:
                 return

@@ -1,0 +1,414 @@
+"""The table server over real HTTP and WebSockets on 127.0.0.1, with a fake clock (R10).
+
+Each test starts its own server (uvicorn in a thread, ``table.testing``) on a fresh database,
+with ``heuristic`` bots that move at once (``bot_delay`` 0), so every rule is exercised through
+the same path a browser takes: timeouts, the autopilot and take over (R10.2), the disconnect
+hold and leaving (R10.3), a restart in the middle of a doubled hand (R10.4), refused messages,
+and no message of whole games carrying a card its seat may not see.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the table server needs the 'table' extra (pip install -e '.[table]')")
+pytest.importorskip("websockets", reason="the table server needs the 'table' extra")
+
+from baloot_env.actions import DOUBLE, HOKUM_BASE, PASS  # noqa: E402
+from baloot_env.cards import card_name, cards_of  # noqa: E402
+from baloot_env.deal import parse_deal  # noqa: E402
+from baloot_env.hand import HandState  # noqa: E402
+from baloot_env.rules import RuleConfig  # noqa: E402
+from table.clocks import FakeClock  # noqa: E402
+from table.server import STATIC, create_app  # noqa: E402
+from table.testing import Client, get, post, serve  # noqa: E402
+
+BOTS = ["heuristic"] * 3
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def server(tmp_path, clock):
+    with serve(create_app(tmp_path / "table.sqlite", clock=clock, default_agent="heuristic")) as s:
+        yield s
+
+
+def new_room(s, seats, **kw) -> dict:
+    status, r = post(s.url + "/api/rooms", {"seats": seats, "bot_delay": 0, "seed": 5, **kw})
+    assert status == 200, r
+    return r
+
+
+def join(s, room: dict, name: str = "Guest") -> dict:
+    status, r = post(
+        f"{s.url}/api/rooms/{room['room']}/join", {"invite": room["invite_url"].split("#")[1], "name": name}
+    )
+    assert status == 200, r
+    return r
+
+
+def my_turn(seat: int):
+    return lambda m: m["type"] == "state" and m.get("to_act") == seat and bool(m.get("legal"))
+
+
+def state(pred=lambda m: True):
+    return lambda m: m["type"] == "state" and pred(m)
+
+
+# ---------------------------------------------------------------------------------------- pages
+def test_the_app_serves_its_page_without_a_cdn(server):
+    for path in ("/", "/t/x", "/watch/x", "/join/x", "/sheet", "/replay", "/static/table.js", "/static/style.css"):
+        status, _ = get_text(server.url + path)
+        assert status == 200, path
+    for f in Path(STATIC).iterdir():  # everything the page loads comes from the app itself
+        text = f.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, f.name
+    status, agents = get(server.url + "/api/agents")
+    assert status == 200 and "champion" in agents["agents"] and agents["default"] == "heuristic"
+
+
+def get_text(url: str) -> tuple[int, str]:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.read().decode()
+
+
+def test_only_offered_agents_can_sit(server):
+    for bad in ("/etc/passwd", "agents/registry.py", "nobody"):
+        status, r = post(server.url + "/api/rooms", {"seats": ["me", bad, "heuristic", "heuristic"]})
+        assert status == 400 and "unknown agent" in r["error"]
+    status, r = post(server.url + "/api/rooms", {"seats": ["me", "me", "heuristic", "heuristic"]})
+    assert status == 400
+    status, r = post(server.url + "/api/rooms", {"seats": ["me"] + BOTS, "tempo": "blitz"})
+    assert status == 400 and "tempo" in r["error"]
+    status, r = post(server.url + "/api/rooms", {"seats": ["me"] + BOTS, "rules": {"match": "forever"}})
+    assert status == 400 and "rules" in r["error"]
+
+
+# ---------------------------------------------------------------------------------------- hidden cards
+def truth_by_ply(hands: list[dict]) -> dict[int, HandState]:
+    """The full state the table was in at each version (``ply``), from the stored hands."""
+    truth: dict[int, HandState] = {}
+    ply = 0
+    for hand in hands:
+        state = HandState(parse_deal(hand["deal"]), RuleConfig.from_dict(hand["rules"]), tuple(hand["match_score"]))
+        truth[ply] = state.clone()
+        for _seat, action, _t, _by in hand["actions"]:
+            state.apply(action)
+            ply += 1
+            truth[ply] = state.clone()  # replaced by the next hand's deal when there is one
+    return truth
+
+
+def hidden_from(state: HandState, seat: int) -> set[str]:
+    """Cards ``seat`` may not see: the others' cards not shown by a public project (R6.2) nor
+    turned face up (R2.2: the caller holds it), and the stock before it is dealt (R2.3)."""
+    hidden = 0
+    for other in range(4):
+        if other == seat:
+            continue
+        cards = state.hands[other]
+        if state.projects_public(other):
+            for p in state.projects[other]:
+                for c in p.cards:
+                    cards &= ~(1 << c)
+        hidden |= cards
+    if state.contract is None:
+        hidden |= sum(1 << c for c in state.deal.stock)
+    hidden &= ~(1 << state.deal.turned)
+    return {card_name(c) for c in cards_of(hidden)}
+
+
+def strings_in(obj) -> set[str]:
+    if isinstance(obj, str):
+        return {obj}
+    if isinstance(obj, dict):
+        return set().union(*(strings_in(k) | strings_in(v) for k, v in obj.items())) if obj else set()
+    if isinstance(obj, list):
+        return set().union(*(strings_in(v) for v in obj)) if obj else set()
+    return set()
+
+
+def test_no_message_of_whole_games_shows_a_seat_a_card_it_may_not_see(server):
+    room = new_room(server, ["me", "heuristic", "invite", "heuristic"], rules={"match": "hands", "hands": 5})
+    guest = join(server, room)
+    clients = {0: Client(server.url, room["room"], room["token"]), 2: Client(server.url, guest["room"], guest["token"])}
+    rng = random.Random(0)
+    acted: set[tuple[int, int]] = set()
+    over = set()
+    for _ in range(20_000):
+        for seat, c in clients.items():
+            try:
+                m = c.recv(timeout=0.02)
+            except TimeoutError:
+                continue
+            assert m["type"] != "error", m
+            if m.get("match_result"):
+                over.add(seat)
+            elif m.get("to_act") == seat and m.get("legal") and (seat, m["ply"]) not in acted:
+                acted.add((seat, m["ply"]))
+                c.send({"type": "act", "action": rng.choice(m["legal"])["id"], "ply": m["ply"]})
+        if over == {0, 2}:
+            break
+    assert over == {0, 2}, "the match did not finish"
+    hands = server.app.state.store.hands(room=room["room"])
+    assert len(hands) >= 5 and all(h["actions"] for h in hands)
+    truth = truth_by_ply(hands)
+    checked = hidden_total = 0
+    for seat, c in clients.items():
+        for m in c.seen:
+            if m["type"] != "state" or m["phase"] == "waiting":
+                continue
+            true = truth[m["ply"]]
+            assert sorted(m["hand"]) == sorted(card_name(x) for x in cards_of(true.hands[seat]))
+            hidden = hidden_from(true, seat)
+            leaked = hidden & strings_in(m)
+            assert not leaked, f"seat {seat} was sent {leaked} at ply {m['ply']}"
+            checked += 1
+            hidden_total += len(hidden)
+    assert checked > 200 and hidden_total > 2000  # whole games, with plenty hidden to leak
+
+
+# ---------------------------------------------------------------------------------------- R10.2
+def seat_actions(s, room_id: str, seat: int) -> list[list]:
+    """[seat, action, t, by] of every action of ``seat`` so far: stored hands, then the current one."""
+
+    def read():
+        hands = s.app.state.store.hands(room=room_id)
+        return [e for h in hands for e in h["actions"]] + list(s.app.state.hub.rooms[room_id].hand_log)
+
+    return [e for e in s.call(read) if e[0] == seat]
+
+
+def advance_until(clock: FakeClock, client: Client, pred, step: float = 0.5, limit: int = 400) -> dict:
+    """Move the fake clock ``step`` at a time (bots move every ``bot_delay``) until a message
+    for which ``pred`` holds arrives."""
+    for _ in range(limit):
+        try:
+            return client.until(pred, timeout=0.05)
+        except TimeoutError:
+            clock.advance(step)
+    raise TimeoutError("the table did not get there")
+
+
+def test_timeouts_play_for_the_player_then_autopilot_until_take_over(server, clock):
+    room = new_room(server, ["me"] + BOTS, bot_delay=0.5)  # bots wait 0.5 s of the fake clock
+    me = Client(server.url, room["room"], room["token"])
+    for n in (1, 2, 3):
+        m = advance_until(clock, me, my_turn(0))
+        assert m["clock"]["seat"] == 0 and m["clock"]["left"] == m["clock"]["limit"]
+        clock.advance(m["clock"]["limit"] - 0.5)
+        with pytest.raises(TimeoutError):
+            me.until(state(lambda x, p=m["ply"]: x["ply"] > p), timeout=0.2)  # not yet
+        clock.advance(1.0)  # R10.1: the limit passes; R10.2: a legal move is made
+        after = me.until(state(lambda x, p=m["ply"]: x["ply"] > p))
+        assert after["timeouts"][0] == n
+        assert after["status"][0] == ("autopilot" if n == 3 else "human")
+    # on autopilot the table plays seat 0 as soon as its turn comes, with no clock for it
+    ply = me.state["ply"]
+    advance_until(clock, me, state(lambda x: x["ply"] >= ply + 8))
+    by = [e[3] for e in seat_actions(server, room["room"], 0)]
+    assert by.count("timeout") == 3 and "standin" in by[by.index("timeout") :]
+    me.send({"type": "take_over"})
+    back = me.until(state(lambda x: x["status"][0] == "human"))
+    assert back["timeouts"][0] == 0
+    m = advance_until(clock, me, my_turn(0))  # the table waits for the player again
+    clock.advance(m["clock"]["limit"] - 1)
+    me.send({"type": "act", "action": m["legal"][0]["id"]})
+    done = me.until(state(lambda x: x["ply"] > m["ply"]))
+    assert done["timeouts"][0] == 0 and seat_actions(server, room["room"], 0)[-1][3] == "person"
+
+
+# ---------------------------------------------------------------------------------------- R10.3
+def test_a_lost_connection_holds_the_seat_then_a_bot_plays_until_the_player_returns(server, clock):
+    room = new_room(server, ["me", "heuristic", "invite", "heuristic"])
+    guest = join(server, room)
+    watcher = Client(server.url, guest["room"], guest["token"])  # the partner sees the seat's status
+    me = Client(server.url, room["room"], room["token"])
+    watcher.until(state(lambda m: m["status"][0] == "human"))
+    me.close()
+    watcher.until(state(lambda m: m["status"][0] == "hold"))
+    clock.advance(59)
+    with pytest.raises(TimeoutError):
+        watcher.until(state(lambda m: m["status"][0] == "away"), timeout=0.3)
+    clock.advance(2)
+    watcher.until(state(lambda m: m["status"][0] == "away"))
+    me = Client(server.url, room["room"], room["token"])  # the player returns with the same link
+    m = me.until(state(lambda m: m["status"][0] == "human"))
+    assert m["seat"] == 0
+
+
+def test_closing_the_page_holds_the_seat_10_s(server, clock):
+    room = new_room(server, ["me", "heuristic", "invite", "heuristic"])
+    guest = join(server, room)
+    watcher = Client(server.url, guest["room"], guest["token"])
+    me = Client(server.url, room["room"], room["token"])
+    watcher.until(state(lambda m: m["status"][0] == "human"))
+    me.send({"type": "bye"})  # the page says it is closing
+    me.close(1001)
+    watcher.until(state(lambda m: m["status"][0] == "hold"))
+    clock.advance(10.5)
+    watcher.until(state(lambda m: m["status"][0] == "away"))
+
+
+def test_leaving_hands_the_seat_to_a_bot_for_good(server):
+    room = new_room(server, ["me"] + BOTS)
+    me = Client(server.url, room["room"], room["token"])
+    m = me.until(my_turn(0))
+    me.send({"type": "leave"})
+    left = me.until(state(lambda x: x["status"][0] == "left"))
+    me.send({"type": "act", "action": m["legal"][0]["id"]})
+    err = me.until(lambda x: x["type"] == "error")
+    assert err["code"] == "left"
+    me.until(state(lambda x: x["ply"] > left["ply"] + 4))  # the game goes on without the player
+    me.close()
+    me = Client(server.url, room["room"], room["token"])
+    assert me.until(state())["status"][0] == "left"  # coming back does not undo it
+
+
+# ---------------------------------------------------------------------------------------- refusals
+def test_refused_messages_are_answered_clearly_and_change_nothing(server):
+    room = new_room(server, ["me", "heuristic", "invite", "heuristic"])
+    guest = join(server, room)
+    partner = Client(server.url, guest["room"], guest["token"])
+    me = Client(server.url, room["room"], room["token"])
+    live = server.app.state.hub.rooms[room["room"]]
+    m = me.until(my_turn(0))
+    before = json.dumps(live.to_data(0.0), sort_keys=True)
+    card_in_bidding = next(c for c in range(32))
+    cases = [
+        ("{not json", "malformed"),
+        ("[1, 2]", "malformed"),
+        (json.dumps({"type": "shout"}), "malformed"),
+        (json.dumps({"type": "act", "action": "pass"}), "malformed"),
+        (json.dumps({"type": "act", "action": 32, "token": "x"}), "malformed"),
+        (json.dumps({"type": "act", "action": 32, "seat": 1}), "not_your_seat"),
+        (json.dumps({"type": "act", "action": 32, "ply": m["ply"] - 1}), "stale"),
+        (json.dumps({"type": "act", "action": card_in_bidding}), "illegal"),
+        ("x" * 3000, "too_large"),
+    ]
+    for text, code in cases:
+        me.send(text)
+        err = me.until(lambda x: x["type"] == "error")
+        assert err["code"] == code and err["message"], (text[:40], err)
+    partner.send({"type": "act", "action": PASS})  # out of turn
+    err = partner.until(lambda x: x["type"] == "error")
+    assert err["code"] == "not_your_turn" and "seat 0's turn" in err["message"]
+    assert json.dumps(live.to_data(0.0), sort_keys=True) == before
+    me.send({"type": "ping"})
+    assert me.until(lambda x: x["type"] == "pong")
+    # a frame beyond the protocol's limit closes that connection only; the server goes on
+    huge = Client(server.url, room["room"], room["token"])
+    huge.send("x" * 100_000)
+    with pytest.raises(Exception):  # noqa: B017 (closed by the server: websockets raises ConnectionClosed)
+        for _ in range(5):
+            huge.recv(timeout=5)
+    me.send({"type": "act", "action": m["legal"][0]["id"]})
+    assert me.until(state(lambda x: x["ply"] > m["ply"]))
+
+
+def test_a_wrong_token_gets_no_seat(server):
+    room = new_room(server, ["me"] + BOTS)
+    for token in ("", "guess", room["token"][:-2]):
+        c = Client(server.url, room["room"], token)
+        err = c.recv()
+        assert err == {"type": "error", "code": "bad_token", "message": err["message"]}
+    c = Client(server.url, "no-such-room", room["token"])
+    assert c.recv()["code"] == "no_table"
+
+
+def test_invitations_fill_the_open_seats_then_the_game_starts(server):
+    room = new_room(server, ["me", "invite", "heuristic", "invite"])
+    me = Client(server.url, room["room"], room["token"])
+    assert me.until(state())["phase"] == "waiting" and me.state["open_seats"] == [1, 3]
+    status, r = post(f"{server.url}/api/rooms/{room['room']}/join", {"invite": "guessed", "name": "X"})
+    assert status == 403
+    a, b = join(server, room, "Sara"), join(server, room, "Omar")
+    assert (a["seat"], b["seat"]) == (1, 3) and a["token"] != b["token"]
+    status, r = post(f"{server.url}/api/rooms/{room['room']}/join", {"invite": room["invite_url"].split("#")[1]})
+    assert status == 409
+    m = me.until(state(lambda x: x["phase"] == "bidding"))
+    assert m["names"][1] == "Sara" and m["names"][3] == "Omar"
+
+
+def test_watch_mode_shows_four_bots_and_cannot_act(server):
+    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 0, "seed": 2})
+    assert status == 200 and room["url"].startswith("/watch/")
+    w = Client(server.url, room["room"], room["token"])
+    m = w.until(state(lambda x: x.get("hands") is not None and x["ply"] > 10))
+    assert len(m["hands"]) == 4 and m["seat"] is None and m["legal"] == []
+    w.send({"type": "act", "action": 32})
+    assert w.until(lambda x: x["type"] == "error")["code"] == "not_your_seat"
+
+
+# ---------------------------------------------------------------------------------------- R10.4
+def test_a_restarted_server_resumes_a_doubled_hand_its_clocks_and_the_turn(tmp_path):
+    db = tmp_path / "table.sqlite"
+    clock = FakeClock()
+    with serve(create_app(db, clock=clock, default_agent="heuristic")) as s:
+        room = new_room(s, ["me", "invite", "invite", "invite"])
+        tokens = {0: room["token"]}
+        for _ in range(3):
+            r = join(s, room)
+            tokens[r["seat"]] = r["token"]
+        clients = {seat: Client(s.url, room["room"], t) for seat, t in tokens.items()}
+
+        def step(action_of):
+            m = clients[0].until(state(lambda x: x["to_act"] >= 0))
+            seat = m["to_act"]
+            mine = clients[seat].until(my_turn(seat))
+            clients[seat].send({"type": "act", "action": action_of(mine)})
+            clients[0].until(state(lambda x, p=mine["ply"]: x["ply"] > p))
+
+        turned = clients[0].until(state(lambda x: x["phase"] == "bidding"))["turned"]
+        step(lambda m: HOKUM_BASE + "SHDC".index(turned[1]))  # R3.1: hokum in the turned suit
+        for _ in range(3):
+            step(lambda m: PASS)
+        step(lambda m: DOUBLE)  # R4: a defender doubles
+        for _ in range(2):
+            step(lambda m: PASS)
+        step(lambda m: m["legal"][0]["id"])  # the first card of the play
+        m = clients[0].until(state(lambda x: x["phase"] == "play" and x["level"] == 2))
+        clock.advance(7.25)
+        hub_room = s.app.state.hub.rooms[room["room"]]
+        expect = {"ply": hub_room.ply, "to_act": hub_room.table.to_act, "left": 30 - 7.25, "trick": m["trick"]}
+        for c in clients.values():
+            c.close()
+    restarted = FakeClock(start=123_456.0)  # a new process: its clock has nothing to do with the old one
+    with serve(create_app(db, clock=restarted, default_agent="heuristic")) as s:
+        me = Client(s.url, room["room"], tokens[0])
+        m = me.until(state())
+        assert m["level"] == 2 and m["contract"] == "hokum" and m["phase"] == "play"
+        assert m["ply"] == expect["ply"] and m["to_act"] == expect["to_act"] and m["trick"] == expect["trick"]
+        assert m["clock"]["seat"] == expect["to_act"] and m["clock"]["left"] == pytest.approx(expect["left"])
+        seat = expect["to_act"]
+        player = Client(s.url, room["room"], tokens[seat])
+        mine = player.until(my_turn(seat))
+        player.send({"type": "act", "action": mine["legal"][0]["id"]})
+        assert player.until(state(lambda x: x["ply"] == expect["ply"] + 1))
+
+
+# ---------------------------------------------------------------------------------------- replays
+def test_finished_hands_are_stored_and_replayed_for_the_tables_players(server):
+    room = new_room(server, ["me"] + BOTS)
+    me = Client(server.url, room["room"], room["token"])
+    me.send({"type": "leave"})  # the bots finish the match quickly
+    me.until(state(lambda x: x["match_result"] is not None), timeout=60)
+    status, listing = get(f"{server.url}/api/rooms/{room['room']}/hands?token={room['token']}")
+    assert status == 200 and len(listing["hands"]) >= 2
+    first = listing["hands"][0]
+    status, r = get(f"{server.url}/api/hands/{first['id']}?view=all&token={room['token']}")
+    assert status == 200 and len(r["frames"]) == first["actions"] + 1
+    assert r["frames"][-1]["result"] == first["result"]
+    assert get(f"{server.url}/api/hands/{first['id']}?view=all")[0] == 403  # not without the table's token
+    assert get(f"{server.url}/api/rooms/{room['room']}/hands")[0] == 403
+    assert get(f"{server.url}/api/hands/{first['id']}?view=5&token={room['token']}")[0] == 400
