@@ -15,8 +15,12 @@ class DealError(BalootError):
     """A malformed deal (R2.4)."""
 
 
-class RuleConfigError(BalootError):
-    """A RuleConfig with an unknown or out-of-range setting."""
+class ConfigError(BalootError):
+    """A config (the rules, an agent's params) with an unknown key or a bad value; the one error
+    of every config built from a mapping (``baloot_env.config.from_mapping``)."""
+
+
+RuleConfigError = ConfigError  # the rules' name for it (a RuleConfig with an unknown or out-of-range setting)
 
 
 class StateError(BalootError):

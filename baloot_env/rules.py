@@ -5,7 +5,7 @@ The defaults are the rules written in R1-R8; every field is a documented variant
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from baloot_env.errors import RuleConfigError
@@ -77,15 +77,11 @@ class RuleConfig:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RuleConfig:
-        """Build from a dict; unknown keys are an error."""
-        if not isinstance(data, dict):
-            raise RuleConfigError(f"rules must be a mapping, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known, key=repr)  # repr: keys of mixed types still sort
-        if unknown:
-            raise RuleConfigError(f"unknown RuleConfig keys {unknown}; known keys are {sorted(known)}")
-        return cls(**data)
+    def from_dict(cls, data: object) -> RuleConfig:
+        """Build from a mapping (``config.from_mapping``); unknown keys or wrong types raise ``ConfigError``."""
+        from baloot_env.config import from_mapping
+
+        return from_mapping(cls, data, "RuleConfig key")
 
 
 def match_score_problem(score: tuple[int, int], rules: RuleConfig) -> str | None:

@@ -24,7 +24,7 @@ Card play is in ``agents.rule_based.card_play``. Every decision is a few integer
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from agents.base import Agent, PlayerView
@@ -32,14 +32,15 @@ from agents.rule_based.card_play import choose_card
 from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN_ACTION, THREE
 from baloot_env.bidding import FIRST_ROUND, SECOND_ROUND
 from baloot_env.cards import ACE, KING, NUM_RANKS, NUM_SUITS, TEN
+from baloot_env.config import from_mapping
+from baloot_env.errors import ConfigError
 from baloot_env.seats import NO_SEAT, partner_of
 
 # R1.3/R1.4: what a trump is worth for taking tricks, by rank 7 8 9 T J Q K A.
 TRUMP_VALUE = (1.0, 1.0, 3.0, 1.5, 4.0, 1.0, 1.0, 2.0)
 
 
-class HeuristicConfigError(ValueError):
-    """A heuristic parameter that does not exist or has the wrong type."""
+HeuristicConfigError = ConfigError  # a heuristic parameter that does not exist or has the wrong type
 
 
 @dataclass(frozen=True)
@@ -67,18 +68,10 @@ class HeuristicConfig:
     gahwa_bar: float = 17.0
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HeuristicConfig:
-        """Build from a dict; unknown keys or non-numbers are an error."""
-        if not isinstance(data, dict):
-            raise HeuristicConfigError(f"heuristic params must be a mapping, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise HeuristicConfigError(f"unknown heuristic params {unknown}; known are {sorted(known)}")
-        for k, v in data.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise HeuristicConfigError(f"heuristic param {k} must be a number, got {v!r}")
-        return cls(**{k: float(v) for k, v in data.items()})
+    def from_dict(cls, data: object) -> HeuristicConfig:
+        """Build from a mapping (``baloot_env.config.from_mapping``); unknown keys or non-numbers
+        raise ``HeuristicConfigError``."""
+        return from_mapping(cls, data, "heuristic param")
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)

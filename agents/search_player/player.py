@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from agents.base import Agent, PlayerView
@@ -39,6 +39,8 @@ from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.endgame import solve
 from agents.search_player.sampling import WorldSampler
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
+from baloot_env.config import from_mapping
+from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY, HandState
 from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_baloot, scoring_projects
 from baloot_env.rules import RuleConfig
@@ -48,8 +50,7 @@ from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 SEARCH_DEFAULT_WORLDS = 16
 
 
-class SearchConfigError(ValueError):
-    """A search parameter that does not exist or has a bad value."""
+SearchConfigError = ConfigError  # a search parameter that does not exist or has a bad value
 
 
 @dataclass(frozen=True)
@@ -87,20 +88,10 @@ class SearchConfig:
             raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SearchConfig:
-        """Build from a dict; unknown keys or wrong types are an error."""
-        if not isinstance(data, dict):
-            raise SearchConfigError(f"search params must be a mapping, got {type(data).__name__}")
-        types = {f.name: f.type for f in fields(cls)}
-        unknown = sorted(set(data) - set(types))
-        if unknown:
-            raise SearchConfigError(f"unknown search params {unknown}; known are {sorted(types)}")
-        out = {}
-        for k, v in data.items():
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise SearchConfigError(f"search param {k} must be a number, got {v!r}")
-            out[k] = float(v) if types[k] == "float" else v
-        return cls(**out)
+    def from_dict(cls, data: object) -> SearchConfig:
+        """Build from a mapping (``baloot_env.config.from_mapping``); unknown keys or wrong types
+        raise ``SearchConfigError``."""
+        return from_mapping(cls, data, "search param")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
