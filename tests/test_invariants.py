@@ -17,8 +17,8 @@ from collections import Counter
 import pytest
 from helpers import biased_action
 
-from baloot_env.actions import HOKUM_BASE, NUM_ACTIONS, PASS, SUN_ACTION
-from baloot_env.cards import card_points, mask_of, strength
+from baloot_env.actions import HOKUM_BASE, NUM_ACTIONS, PASS, SUN_ACTION, action_name
+from baloot_env.cards import mask_of
 from baloot_env.deal import random_deal
 from baloot_env.errors import IllegalActionError
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
@@ -39,13 +39,41 @@ EVERY_ACTION_EVERY = 401  # hands whose every state gets all 42 actions tried
 REPLAY_EVERY = 41  # hands checked by replay and the JSON round trip
 ORACLE_EVERY = 11  # hands whose play states are checked against the reference R5
 
+# The oracles below are written from docs/RULES.md's text, not from the engine's tables.
+RANKS = "789TJQKA"  # R1.2: rank r of card 8 * suit + r
+PLAIN_ORDER = "ATKQJ987"  # R1.3, strongest first
+TRUMP_ORDER = "J9ATKQ87"  # R1.3, the trump suit in Hokum
+PLAIN_POINTS = {"A": 11, "T": 10, "K": 4, "Q": 3, "J": 2, "9": 0, "8": 0, "7": 0}  # R1.4
+TRUMP_POINTS = {"J": 20, "9": 14, "A": 11, "T": 10, "K": 4, "Q": 3, "8": 0, "7": 0}  # R1.4
+LAST_TRICK = 10  # R1.4
+RAW_TOTAL = {"hokum": 162, "sun": 130}  # R1.4, as the text sums them
+NEXT_RAISE = {1: "double", 2: "three", 3: "four", 4: "gahwa"}  # R4.1: one level at a time
+
+
+def ref_strength(card: int, trump: int) -> int:
+    """R1.3: higher is stronger, within the card's suit."""
+    order = TRUMP_ORDER if card >> 3 == trump else PLAIN_ORDER
+    return len(order) - order.index(RANKS[card & 7])
+
+
+def ref_points(card: int, trump: int) -> int:
+    """R1.4."""
+    return (TRUMP_POINTS if card >> 3 == trump else PLAIN_POINTS)[RANKS[card & 7]]
+
+
+def test_reference_tables_sum_as_the_rules_say():
+    """R1.4's own arithmetic: three plain suits of 30 and a trump suit of 62, plus the last trick."""
+    assert sum(ref_points(c, -1) for c in range(32)) + LAST_TRICK == RAW_TOTAL["sun"]
+    assert sum(ref_points(c, 0) for c in range(32)) + LAST_TRICK == RAW_TOTAL["hokum"]
+    assert sum(PLAIN_POINTS.values()) == 30 and sum(TRUMP_POINTS.values()) == 62
+
 
 def ref_trick_winner(trick: list[tuple[int, int]], trump: int) -> tuple[int, int]:
     """R5.5 from the text: highest trump, else highest card of the led suit. (seat, card)."""
     led = trick[0][1] >> 3
     trumps = [(s, c) for s, c in trick if c >> 3 == trump]
     pool = trumps or [(s, c) for s, c in trick if c >> 3 == led]
-    return max(pool, key=lambda sc: strength(sc[1], trump))
+    return max(pool, key=lambda sc: ref_strength(sc[1], trump))
 
 
 def ref_legal_cards(hand: list[int], trick: list[tuple[int, int]], trump: int, me: int) -> set[int]:
@@ -55,10 +83,10 @@ def ref_legal_cards(hand: list[int], trick: list[tuple[int, int]], trump: int, m
     led = trick[0][1] >> 3
     follow = [c for c in hand if c >> 3 == led]
     table_trumps = [c for _, c in trick if c >> 3 == trump]
-    best = max((strength(c, trump) for c in table_trumps), default=-1)
+    best = max((ref_strength(c, trump) for c in table_trumps), default=-1)
     if follow:
         if led == trump:  # R5.2: overtrump when able, partner winning or not
-            higher = [c for c in follow if strength(c, trump) > best]
+            higher = [c for c in follow if ref_strength(c, trump) > best]
             return set(higher or follow)
         return set(follow)  # R5.2
     if trump < 0:
@@ -68,7 +96,7 @@ def ref_legal_cards(hand: list[int], trick: list[tuple[int, int]], trump: int, m
     mine = [c for c in hand if c >> 3 == trump]
     if not mine:
         return set(hand)
-    higher = [c for c in mine if strength(c, trump) > best]
+    higher = [c for c in mine if ref_strength(c, trump) > best]
     return set(higher or mine)  # R5.4
 
 
@@ -174,7 +202,7 @@ def recompute_tricks(p: Playout, s: HandState, where: str) -> None:
             where,
             lambda i=i, cards=cards, winner=winner: f"trick {i} {cards} won by {winner}",
         )
-        raw[w % 2] += sum(card_points(c, s.trump) for c in cards) + (10 if i == 7 else 0)
+        raw[w % 2] += sum(ref_points(c, s.trump) for c in cards) + (LAST_TRICK if i == 7 else 0)
         leader = w
     p.check("raw", raw == s.raw, where, lambda: f"raw {s.raw} but the tricks give {raw}")
 
@@ -190,7 +218,7 @@ def check_end(p: Playout, s: HandState, where: str, recompute: bool) -> None:
     hokum = s.contract == "hokum"
     p.seen[f"{s.contract}"] += 1
     p.seen[f"{s.contract}-level{r.level}"] += 1
-    total = 162 if hokum else 130
+    total = RAW_TOTAL[s.contract]
     p.check("raw", sum(r.raw) == total and list(r.raw) == s.raw, where, lambda: f"raw {r.raw} in {s.contract}")
     p.check("raw", sum(r.tricks) == 8 and len(s.tricks) == 8, where, lambda: f"tricks {r.tricks}")
     if recompute:
@@ -269,7 +297,9 @@ def run_playout() -> Playout:
                         lambda legal=legal, ref=ref: f"legal {sorted(legal)} reference {sorted(ref)}",
                     )
                 elif s.phase == DOUBLING:
-                    p.check("r4", legal == {PASS, 37 + s.level}, where, lambda legal=legal: f"legal {sorted(legal)}")
+                    names = {action_name(a) for a in legal}
+                    ok = names == {"pass", NEXT_RAISE[s.level]}  # R4.1, R4.2
+                    p.check("r4", ok, where, lambda names=names: f"legal {sorted(names)} at level {s.level}")
             s.apply(biased_action(rng, s))
             step += 1
         where = f"hand {i} end"
