@@ -16,7 +16,7 @@ setup() {
   .venv/bin/python -m pip install -q --upgrade pip
   # torch first, pinned: this takes the CPU build; an unpinned torch pulls a multi-GB CUDA build.
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[train,eval,dev]"
+  .venv/bin/python -m pip install -q -e ".[train,eval,dev,table]"
 }
 
 case "${1:-}" in
