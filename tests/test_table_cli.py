@@ -1,0 +1,87 @@
+"""``python -m table``: bad input is one line and exit 2; a real start serves the lobby with the
+shipped champion as the default opponent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the table server needs the 'table' extra (pip install -e '.[table]')")
+
+from table.testing import get, post  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "table", *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--port", "0"], "--port must be 1 to 65535"),
+        (["--port", "70000"], "--port must be 1 to 65535"),
+        (["--port", "eighty"], "invalid int value"),
+        (["--db", "{tmp}"], "is a folder"),
+        (["--db", "{tmp}/junk.sqlite"], "not a SQLite database"),
+        (["--agent", "{tmp}/no_such_bundle/"], "does not exist"),
+        (["--default", "nobody"], "default agent 'nobody'"),
+        (["--frobnicate"], "unrecognized arguments"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
+    (tmp_path / "junk.sqlite").write_text("not a database, just text " * 100)
+    r = run(*[a.replace("{tmp}", str(tmp_path)) for a in args], "--db" if "--db" not in args else "--port",
+            str(tmp_path / "ok.sqlite") if "--db" not in args else "8000")  # fmt: skip
+    assert r.returncode == 2, r
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_python_m_table_serves_the_lobby_with_the_champion_by_default(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "table", "--port", str(port), "--db", str(tmp_path / "t.sqlite")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, agents = get(url + "/api/agents")
+                break
+            except OSError:
+                assert proc.poll() is None, proc.communicate()
+                assert time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.2)
+        assert status == 200 and agents["default"] == "champion"
+        status, room = post(url + "/api/rooms", {"seats": ["me", "", "", ""]})
+        assert status == 200 and room["url"].startswith(f"/t/{room['room']}#")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert f"http://127.0.0.1:{port}/" in out
+    # the table was saved: its seats name the champion bundle
+    from table.store import Store
+
+    seats = Store(tmp_path / "t.sqlite").seats(room["room"])
+    assert [s["agent"] for s in seats[1:]] == ["policies/champion"] * 3
