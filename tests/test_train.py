@@ -162,7 +162,14 @@ def test_match_episodes_reward_each_hand_and_end_at_match_end():
     assert mid_rewards > 20  # hands inside a match pay out as they end
     assert ends, "no match finished"
     for reward, summary in ends:
-        assert summary["won"] == (reward > 0) or abs(reward) > 0  # the match bonus makes the last step signed
+        # The last step pays the last hand's difference from the learner's side (R7, scaled by 44)
+        # plus the match bonus (1.0) for the winner, minus it for the loser; nothing for a draw.
+        last = summary["hands"][-1]
+        diff = 0 if last["thrown"] else last["diff"]
+        me, them = summary["score"]
+        bonus = 1.0 if summary["won"] else (-1.0 if me != them else 0.0)
+        assert reward == pytest.approx(diff / 44.0 + bonus, abs=1e-6), (reward, summary)
+        assert summary["won"] == (me > them)  # the match winner is the team ahead (R8.1-R8.4)
     assert all(len(s["hands"]) >= 1 for _, s in ends)
 
 
