@@ -14,6 +14,7 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from baloot_env import IllegalActionError, RuleConfig, env, raw_env
+from baloot_env.cards import KING, QUEEN, mask_of
 from baloot_env.deal import parse_deal, random_deal
 from baloot_env.hand import BIDDING, HandState
 from baloot_env.observation import (
@@ -250,28 +251,56 @@ def _states(n_states: int, seed: int):
     return out
 
 
+def _swapped_deal(deal, x: int, y: int):
+    """``deal`` with cards ``x`` and ``y`` exchanged wherever they lie (hands or stock, R2.4)."""
+    swap = {x: y, y: x}
+    d = deal.to_dict()
+    d["hands"] = [[swap.get(c, c) for c in h] for h in d["hands"]]
+    d["stock"] = [swap.get(c, c) for c in d["stock"]]
+    return parse_deal(d)
+
+
 def test_hidden_cards_never_leak():
-    """Two states that differ only in the other seats' hidden cards give the same observation."""
+    """Two games that differ only in cards a seat cannot see give it the same observation.
+
+    The second game is the first one's history replayed on a deal with two hidden cards
+    exchanged (in the other seats' hands or the undealt stock, R2.2), so everything that follows
+    from the deal differs with it: the hands, the stock, the projects each seat declares (R6.1)
+    and who holds the baloot (R6.5). Only public facts must agree: projects once public (R6.2)
+    and an announced baloot. Every comparison is counted, and so are those where hidden
+    projects or a hidden baloot really differed.
+    """
     rng = random.Random(99)
-    checked = 0
-    for s in _states(300, 4):
+    checked = projects_differ = baloot_differs = stock_differs = 0
+    for s in _states(1000, 4):
         seat = s.to_act
-        others = [x for x in range(4) if x != seat]
-        a, b = rng.sample(others, 2)
-        # swap one hidden card of seat a with one of seat b, in the current hands and in the deal
-        ca = [c for c in range(32) if s.hands[a] >> c & 1]
-        cb = [c for c in range(32) if s.hands[b] >> c & 1]
-        if not ca or not cb:
-            continue
-        x, y = rng.choice(ca), rng.choice(cb)
-        t = s.clone()
-        t.hands = s.hands[:]
-        t.hands[a] ^= (1 << x) | (1 << y)
-        t.hands[b] ^= (1 << x) | (1 << y)
+        played = 0
+        for m in s.played_by:
+            played |= m
+        own = s.hands[seat] | mask_of(s.deal.hands[seat])
+        hidden = [c for c in range(32) if not (own | played | 1 << s.deal.turned) >> c & 1]
+        if len(hidden) < 2:
+            continue  # the last trick: nothing hidden is left to exchange
+        x, y = rng.sample(hidden, 2)
+        baloot_cards = [8 * s.trump + r for r in (KING, QUEEN) if s.trump >= 0 and 8 * s.trump + r in hidden]
+        if baloot_cards and rng.random() < 0.5:  # move a hidden trump K or Q: the baloot may change hands
+            x = rng.choice(baloot_cards)
+            y = rng.choice([c for c in hidden if c != x])
+        try:
+            t = HandState.replay(_swapped_deal(s.deal, x, y), s.history, s.rules)
+        except IllegalActionError:
+            continue  # the swap contradicts a card played (a seat would have had to follow)
+        public = [o for o in range(4) if o != seat and s.contract is not None and s.projects_public(o)]
+        if any(s.projects[o] != t.projects[o] for o in public):
+            continue  # a public project changed: the seat may see that, it is no leak
+        assert t.deal != s.deal and t.baloot_announced == s.baloot_announced
         np.testing.assert_array_equal(encode(s, seat), encode(t, seat))
-        assert encode(s, a)[piece_slice("hand")].tolist() != encode(t, a)[piece_slice("hand")].tolist()
         checked += 1
-    assert checked > 200
+        stock_differs += s.phase == BIDDING and t.deal.stock != s.deal.stock
+        projects_differ += t.projects != s.projects
+        baloot_differs += t.baloot_seat != s.baloot_seat
+    assert checked > 500
+    assert stock_differs > 20 and projects_differ > 10 and baloot_differs > 3, (stock_differs, projects_differ, baloot_differs)
 
 
 def test_observation_is_relative_per_seat():
