@@ -24,6 +24,7 @@ const I18N = {
     contractBy: "by", level: "Level", trick: "Trick", lastTrick: "Last trick", calls2: "Calls", turned: "Turned card",
     waitingSeats: "Waiting for the invited players\u2026", invite: "Invitation link", score: "Score", target: "to 152",
     hands: "hands", next: "Next hand", dealer: "dealer", raw: "card points", tricks: "tricks", gained: "scored",
+    team: "Team", round: "round",
     lang: "\u0639\u0631\u0628\u064a",
   },
   ar: {
@@ -44,6 +45,7 @@ const I18N = {
     contractBy: "\u0645\u0646", level: "\u0627\u0644\u0645\u0633\u062a\u0648\u0649", trick: "\u0627\u0644\u0623\u0643\u0644\u0629", lastTrick: "\u0627\u0644\u0623\u0643\u0644\u0629 \u0627\u0644\u0633\u0627\u0628\u0642\u0629", calls2: "\u0627\u0644\u0634\u0631\u0627\u0621", turned: "\u0627\u0644\u0648\u0631\u0642\u0629 \u0627\u0644\u0645\u0643\u0634\u0648\u0641\u0629",
     waitingSeats: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631 \u0627\u0644\u0644\u0627\u0639\u0628\u064a\u0646 \u0627\u0644\u0645\u062f\u0639\u0648\u064a\u0646\u2026", invite: "\u0631\u0627\u0628\u0637 \u0627\u0644\u062f\u0639\u0648\u0629", score: "\u0627\u0644\u0646\u062a\u064a\u062c\u0629", target: "\u0625\u0644\u0649 \u0661\u0665\u0662",
     hands: "\u062c\u0648\u0644\u0627\u062a", next: "\u0627\u0644\u062c\u0648\u0644\u0629 \u0627\u0644\u062a\u0627\u0644\u064a\u0629", dealer: "\u0627\u0644\u0645\u0648\u0632\u0639", raw: "\u0627\u0644\u0623\u0628\u0646\u0627\u0637", tricks: "\u0623\u0643\u0644\u0627\u062a", gained: "\u0633\u062c\u0651\u0644",
+    team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629",
     lang: "English",
   },
 };
@@ -110,7 +112,7 @@ function actionLabel(id) {
 function contractLabel(contract, trump) {
   if (!contract) return "";
   const t = T();
-  return contract === "hokum" ? `${t.contract.hokum} ${SUIT_SYMBOL[trump]} ${t.suits[trump]}` : t.contract.sun;
+  return contract === "hokum" && trump ? `${t.contract.hokum} ${SUIT_SYMBOL[trump]} ${t.suits[trump]}` : t.contract[contract];
 }
 
 async function api(method, url, body) {

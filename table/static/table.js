@@ -77,7 +77,8 @@ function showError(text) {
 function seatName(seat) {
   const t = T();
   const name = S.names[seat];
-  return WATCH || rel(seat) === 0 ? name : `${name} (${t.seats[rel(seat)]})`;
+  if (WATCH) return `${name} \u00b7 ${seat}`;
+  return rel(seat) === 0 ? name : `${name} (${t.seats[rel(seat)]})`;
 }
 
 function render() {
@@ -105,7 +106,7 @@ function render() {
   scores.replaceChildren(
     ...[myTeam, 1 - myTeam].map((team, i) =>
       el("div", { class: "score " + (i ? "them" : "us") },
-        el("b", {}, WATCH ? `${S.names[team]} & ${S.names[team + 2]}` : us[i]),
+        el("b", {}, WATCH ? `${t.team} ${team}` : us[i]),
         el("span", { class: "big", "data-team": team }, score[team]),
         S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${t.tricks} \u00b7 ${S.raw[team]} ${t.raw}`) : null)
     ),
@@ -119,7 +120,7 @@ function render() {
     c.append(el("span", { class: "badge" }, contractLabel(S.contract, S.trump)), ` ${t.contractBy} ${seatName(S.caller)}`);
     if (S.level > 1) c.append(" ", el("span", { class: "badge level", id: "level" }, t.levels[S.level]));
   } else if (S.phase === "bidding") {
-    c.append(`${t.calls2}: ${S.bid_round === 2 ? "2" : "1"}`);
+    c.append(`${t.calls2} \u00b7 ${t.round} ${S.bid_round}`);
   }
 
   // Seats: name, status, dealer, clock, projects (once public), watch-mode hands.
@@ -182,6 +183,7 @@ function render() {
     const playable = myTurn && legalCards.has(id);
     const b = cardEl(name, { button: true });
     b.disabled = !playable;
+    if (WATCH) b.classList.add("shown");
     if (playable) {
       b.classList.add("legal");
       b.onclick = () => act(id);

@@ -1,0 +1,205 @@
+"""End-to-end: the page in a real headless Chromium (the system's, driven by playwright).
+
+A whole hand played by clicks against bots, a timeout that plays a move for the player, a
+reload that finds the same seat again, a score-sheet edit and undo, watch mode and a replay.
+Screenshots go to ``docs/img/`` when ``BALOOT_SCREENSHOTS=1`` (the README's pictures), else to
+a temporary folder. Skipped, saying why, where no chromium binary is installed (CI installs
+Debian's ``chromium``; set ``BALOOT_CHROMIUM`` to use another binary).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the table server needs the 'table' extra (pip install -e '.[table]')")
+pytest.importorskip("playwright", reason="the browser tests need playwright (the 'table' extra)")
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+from table.clocks import FakeClock  # noqa: E402
+from table.server import create_app  # noqa: E402
+from table.testing import post, serve  # noqa: E402
+
+CHROMIUM = os.environ.get("BALOOT_CHROMIUM") or next(
+    (p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome")) if p), None
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium binary found (apt-get install chromium, or set BALOOT_CHROMIUM)"
+)
+ROOT = Path(__file__).resolve().parents[1]
+WAIT = 15_000  # ms
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    return ROOT / "docs" / "img" if os.environ.get("BALOOT_SCREENSHOTS") == "1" else tmp_path
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def server(tmp_path, clock):
+    with serve(create_app(tmp_path / "t.sqlite", clock=clock, default_agent="heuristic")) as s:
+        yield s
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 820})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def new_room(s, **kw) -> dict:
+    status, r = post(s.url + "/api/rooms", {"seats": ["me", "heuristic", "heuristic", "heuristic"], "bot_delay": 0,
+                                           "seed": 21, "name": "Noura", **kw})  # fmt: skip
+    assert status == 200, r
+    return r
+
+
+def actions_of(s, room_id: str, seat: int) -> list[list]:
+    def read():
+        hands = s.app.state.store.hands(room=room_id)
+        return [e for h in hands for e in h["actions"]] + list(s.app.state.hub.rooms[room_id].hand_log)
+
+    return [e for e in s.call(read) if e[0] == seat]
+
+
+def test_a_whole_hand_played_by_clicks_against_bots(server, page, shots):
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    hands_before = 0
+    shot_mid = False
+    for _ in range(60):
+        page.wait_for_selector("button.call, button.card.legal, #hand-score, #result p", timeout=WAIT)
+        if server.app.state.store.hands(room=room["room"]):
+            break
+        sun = page.locator('button.call[data-action="37"]')
+        if sun.count():
+            sun.click()  # call sun at once: the hand is played, not thrown in
+        elif page.locator("button.card.legal").count():
+            if not shot_mid and page.locator("#trick .card").count() >= 2:
+                page.screenshot(path=str(shots / "table_play.png"))
+                shot_mid = True
+            page.locator("button.card.legal").first.click()
+        elif page.locator("button.call").count():
+            page.locator("button.call").first.click()
+        page.wait_for_timeout(60)  # let the page take the server's answer
+    hands = server.app.state.store.hands(room=room["room"])
+    assert len(hands) > hands_before, "the hand did not finish"
+    mine = [e for e in hands[0]["actions"] if e[0] == 0]
+    assert mine and all(e[3] == "person" for e in mine)  # every move of seat 0 was a click
+    assert sum(1 for e in mine if e[1] < 32) == 8  # eight cards played by clicks
+    expect(page.locator("#hand-score")).to_be_visible(timeout=WAIT)
+    page.screenshot(path=str(shots / "table_hand_over.png"))
+    page.locator("#lang").click()  # Arabic names
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    page.screenshot(path=str(shots / "table_arabic.png"))
+    page.locator("#lang").click()
+
+
+def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    expect(page.locator(".seat-0 .clock")).to_be_visible()
+    clock.advance(33)  # 7 s left of 40: the bar is low
+    page.evaluate("() => { S.clock.left = 7; receivedAt = performance.now(); tickClock(); }")
+    page.screenshot(path=str(shots / "table_clock.png"))
+    before = len(actions_of(server, room["room"], 0))
+    calls_logged = page.locator("#log li").count()
+    clock.advance(8)  # the time runs out (R10.2)
+    page.wait_for_function(f"() => document.querySelectorAll('#log li').length > {calls_logged}", timeout=WAIT)
+    after = actions_of(server, room["room"], 0)
+    assert len(after) == before + 1 and after[-1][3] == "timeout"
+
+
+def test_a_reload_reconnects_to_the_same_seat(server, page):
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    cards = page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    page.reload()
+    page.wait_for_selector("button.call", timeout=WAIT)
+    assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
+    live = server.app.state.hub.rooms[room["room"]]
+    assert server.call(lambda: live.club.status[0]) == "human"
+    assert server.call(lambda: [c.seat for c in server.app.state.hub.conns[room["room"]]]) == [0]
+    page.locator('button.call[data-action="32"]').click()  # and it plays from the same seat
+    page.wait_for_function("() => document.querySelectorAll('#log li').length >= 1", timeout=WAIT)
+    assert actions_of(server, room["room"], 0)[-1][3] == "person"
+
+
+def test_a_score_sheet_edit_and_undo(server, page, shots):
+    page.goto(server.url + "/sheet")
+    page.fill('input[name="team0"]', "Lana")
+    page.fill('input[name="team1"]', "Lahum")
+    page.click("#create-sheet")
+    page.wait_for_url("**/sheet/*", timeout=WAIT)
+    entry = page.locator("#entry")
+    entry.locator('select[name="contract"]').select_option("hokum")
+    entry.locator('input[name="raw0"]').fill("120")
+    page.click("#save-row")  # hokum by Lana, 120-42: 12 to 4
+    expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 4 Lahum", timeout=WAIT)
+    entry.locator('select[name="contract"]').select_option("sun")
+    entry.locator('select[name="caller"]').select_option("1")
+    entry.locator('input[name="raw0"]').fill("58")
+    entry.locator('input[name="proj1"]').fill("4")
+    page.click("#save-row")  # sun by Lahum, 58-72 and a sira: 12 to 14 + 4
+    expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
+    page.locator("button.edit").first.click()
+    entry.locator('input[name="raw0"]').fill("40")
+    page.click("#save-row")  # now Lana lose the first hand: Lahum take 16 (R7.5)
+    expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 34 Lahum", timeout=WAIT)
+    page.screenshot(path=str(shots / "score_sheet.png"), full_page=True)
+    page.click("#undo")
+    expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
+    page.locator("button.delete").first.click()
+    expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 18 Lahum", timeout=WAIT)
+    page.click("#undo")
+    expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
+
+
+def test_watch_mode_and_a_replay(server, page, clock, shots):
+    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 1, "seed": 8})
+    assert status == 200
+    page.goto(server.url + room["url"])
+    page.wait_for_selector(".seat-1 .mini-hand .card", timeout=WAIT)
+    for _ in range(200):  # one bot move per second of the fake clock, until three cards lie on the table
+        if page.evaluate("() => document.querySelectorAll('#trick .card').length") >= 3:
+            break
+        clock.advance(1)
+        page.wait_for_timeout(20)
+    page.screenshot(path=str(shots / "watch.png"))
+    for _ in range(400):  # on to the end of the first hand
+        if server.app.state.store.hands(room=room["room"]):
+            break
+        clock.advance(1)
+        page.wait_for_timeout(5)
+    page.goto(f"{server.url}/replay#room={room['room']}&token={room['token']}")
+    page.locator("button.open").first.click()
+    page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT)
+    for _ in range(14):
+        page.click("#next")
+    expect(page.locator("#step-label")).to_contain_text("14 /")
+    expect(page.locator(".seat-2 .mini-hand .card")).not_to_have_count(0)  # all four hands shown
+    page.screenshot(path=str(shots / "replay.png"), full_page=True)
