@@ -4,6 +4,7 @@ Examples:
     python -m train --config configs/default.yaml
     python -m train --config configs/strong.yaml --set ppo.total_steps=2000000 --set seed=3
     python -m train --resume runs/default          # continue a killed run
+    python -m train --backend rllib --config configs/rllib.yaml [--address auto|HOST:PORT]   # RLlib, Ray
 
 Every input is checked before any work starts (the config and every file and deal set it names,
 ``train.config.validate``; the run folder; for ``--resume`` the saved config and a checkpoint):
@@ -20,20 +21,31 @@ from pathlib import Path
 from eval.__main__ import InputError, OneLineParser, check_output_dir, one_line
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import ConfigError, config_help, load_config
+from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
 
 DEFAULT_CONFIG = "configs/default.yaml"
+DEFAULT_RLLIB_CONFIG = "configs/rllib.yaml"
+BACKENDS = ("sb3", "rllib")
 RESUME_HELP = (
     "continue the run in RUN_DIR from its latest checkpoint, with the config saved in RUN_DIR/config.yaml "
     "(so --config, --set and --run-dir are refused with it)"
 )
 
 
-def check_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
+def resume_backend(resume: str) -> str:
+    """The backend that wrote the run folder ``resume`` (its saved config has ``rllib:`` or not)."""
+    return "rllib" if is_rllib_config(Path(resume) / "config.yaml") else "sb3"
+
+
+def check_inputs(config: str | None, overrides: list[str], resume: str | None, backend: str = "sb3") -> None:
     """Everything ``run_training`` will read, checked up front.
 
     Raises:
         ConfigError, CheckpointError, InputError: naming the input and the problem.
     """
+    if backend == "rllib":
+        _check_rllib_inputs(config, overrides, resume)
+        return
     if resume:
         run_dir = Path(resume)
         if not run_dir.is_dir():
@@ -48,13 +60,33 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None) -
     check_output_dir(cfg.run_dir, "run_dir")
 
 
+def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
+    from train.rllib import SCALE_HINT, ray_available
+
+    if not ray_available():
+        raise InputError(f"--backend rllib: Ray is not installed; {SCALE_HINT}")
+    from train.rllib.checkpoint import RLlibCheckpointError, latest_checkpoint
+
+    if resume:
+        run_dir = Path(resume)
+        try:
+            latest_checkpoint(run_dir)
+        except RLlibCheckpointError as e:
+            raise InputError(f"--resume {resume}: {e}") from None
+        load_rllib_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
+        return
+    cfg = load_rllib_config(config, overrides)
+    check_output_dir(cfg.run_dir, "run_dir")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "distill":
         from train.distill import main as distill_main
 
         return distill_main(argv[1:])
-    parser = OneLineParser(prog="python -m train", description="PPO self-play for Baloot.", epilog=config_help(),
+    parser = OneLineParser(prog="python -m train", description="PPO self-play for Baloot.",
+                           epilog=config_help() + "\n" + rllib_config_help(),
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--config", default=None,
                         help=f"YAML config ({DEFAULT_CONFIG} if omitted; keys it leaves out take the defaults below)")  # fmt: skip
@@ -63,7 +95,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", metavar="RUN_DIR", help=RESUME_HELP)
     parser.add_argument("--run-dir", help="shorthand for --set run_dir=...")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    parser.add_argument("--backend", choices=BACKENDS, default=None,
+                        help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib, the scale "
+                             "extra); --resume takes the backend of the run folder")  # fmt: skip
+    parser.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                        help="--backend rllib: the Ray cluster to join (default: a private local Ray)")  # fmt: skip
     args = parser.parse_args(argv)
+    backend = args.backend or (resume_backend(args.resume) if args.resume else "sb3")
+    if args.resume and args.backend and args.backend != resume_backend(args.resume):
+        print(f"error: --resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} "
+              "cannot continue it", file=sys.stderr)  # fmt: skip
+        return 2
+    if args.address is not None and backend != "rllib":
+        print("error: --address joins a Ray cluster; it needs --backend rllib", file=sys.stderr)
+        return 2
     if args.resume is not None:
         refused = [flag for flag, given in (("--config", args.config), ("--set", args.overrides),
                                             ("--run-dir", args.run_dir)) if given]  # fmt: skip
@@ -78,12 +123,21 @@ def main(argv: list[str] | None = None) -> int:
         args.overrides.append(f"run_dir={args.run_dir}")
     config = args.config
     if config is None and not args.resume:
-        config = DEFAULT_CONFIG
+        config = DEFAULT_RLLIB_CONFIG if backend == "rllib" else DEFAULT_CONFIG
     try:
-        check_inputs(config, args.overrides, args.resume)
+        check_inputs(config, args.overrides, args.resume, backend)
     except (ConfigError, CheckpointError, InputError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
+    if backend == "rllib":
+        from train.rllib.backend import run_rllib_training
+
+        try:
+            run_rllib_training(config, args.overrides, args.resume, quiet=args.quiet, address=args.address)
+        except ConfigError as e:
+            print(f"error: {one_line(e)}", file=sys.stderr)
+            return 2
+        return 0
     from train.run import run_training
 
     try:

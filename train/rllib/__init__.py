@@ -1,0 +1,27 @@
+"""The RLlib backend: self-play PPO on a Ray cluster (``python -m train --backend rllib``).
+
+Optional: it needs the ``scale`` extra (``pip install -e ".[scale]"``, ``ray[rllib]``). The
+modules of this package:
+
+- ``config``: ``RLlibTrainConfig`` (``TrainConfig`` plus the ``rllib:`` section); no Ray needed;
+- ``env``: ``BalootMultiAgentEnv``, the RLlib ``MultiAgentEnv`` over the game driver ``Table``;
+- ``module``: ``BalootRLModule`` (our ``BalootNet`` as an RLModule) and the rule agents' modules;
+- ``league``: the policy mapping (learner vs snapshots, champions, heuristic, random) and the
+  EnvRunner callbacks;
+- ``checkpoint``: run checkpoints, and a checkpoint's ``main`` module as a policy bundle (no Ray
+  needed);
+- ``backend``: the training run (``RLlibTrainer``, ``run_rllib_training``).
+
+``python -m train.rllib bundle CHECKPOINT OUT`` turns a checkpoint into a policy bundle.
+"""
+
+from __future__ import annotations
+
+SCALE_HINT = 'the RLlib backend needs Ray: pip install -e ".[scale]"'
+
+
+def ray_available() -> bool:
+    """True when ``ray[rllib]`` can be imported (the ``scale`` extra is installed)."""
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None and importlib.util.find_spec("ray.rllib") is not None

@@ -1,0 +1,493 @@
+"""The RLlib backend of ``python -m train``: config -> Ray -> seeding -> modules and league ->
+PPO iterations -> snapshots, evaluations, logs, checkpoints.
+
+RLlib's PPO (new API stack) trains the ``main`` module (``train.rllib.module.BalootRLModule``,
+our ``BalootNet``) on games played by the one game driver (``train.rllib.env``, over
+``baloot_env.driver.Table``), with EnvRunners and Learners sized from the ``rllib:`` section, on
+the local machine or on a Ray cluster (``--address``). Around RLlib this module does what the
+SB3 backend's trainer does (``train.trainer``), with the same config sections, the same warm
+start (``train.pretrain``), the same promotion rule and evaluations (``train.evaluation``), the
+same policy bundles and TensorBoard tags (``charts/``, ``losses/``, ``selfplay/``, ``eval/``,
+``pretrain/``; RLlib has no ``clip_fraction``).
+
+Fault tolerance: an EnvRunner that dies is replaced by RLlib (``rllib.restart_failed_env_runners``)
+and gets the current weights of every module; a killed driver resumes with ``--resume RUN_DIR``
+from its latest checkpoint (weights, optimizer, counters, league, promotion state). A resumed
+run is not bit-identical to an unbroken one: RLlib's samplers are not reseeded mid-run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import math
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import ray
+import torch
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from torch.utils.tensorboard import SummaryWriter
+
+from agents.network import BalootNet, NetSpec
+from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from train.checkpoint import RunLock
+from train.config import ConfigError, save_config, to_dict
+from train.evaluation import promotion_state, restore_promotion_state
+from train.rllib.checkpoint import (
+    checkpoint_to_bundle,
+    latest_checkpoint,
+    read_state,
+    remove_partial_checkpoints,
+    save_checkpoint,
+)
+from train.rllib.config import RLlibTrainConfig, load_rllib_config
+from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
+from train.rllib.league import MAIN, LeagueCallbacks, LeagueMapping, champion_id, selfplay_stats, snapshot_id
+from train.rllib.module import BalootRLModule, FrozenBalootRLModule, HeuristicRLModule, RandomRLModule, init_like_sb3
+
+LOSSES = {"policy_loss": "policy_gradient_loss", "vf_loss": "value_loss", "mean_kl_loss": "approx_kl",
+          "vf_explained_var": "explained_variance"}  # RLlib's name -> the SB3 backend's tag  # fmt: skip
+
+
+def _log(msg: str) -> None:
+    print(f"[train rllib {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def net_spec(cfg: RLlibTrainConfig) -> NetSpec:
+    n = cfg.net
+    return NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
+                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
+
+
+def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
+    """Join the cluster at ``address`` ("auto" or HOST:PORT), or start a private local Ray sized
+    for the config's EnvRunners and Learners. Returns True when this process started Ray.
+
+    A Ray already initialised in this process (a test, a notebook) is used as it is.
+    """
+    if ray.is_initialized():
+        return False
+    if address:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        return False
+    r = cfg.rllib
+    cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
+    ray.init(address="local", num_cpus=max(1, math.ceil(cpus)), object_store_memory=r.object_store_mb * 2**20,
+             include_dashboard=False, log_to_driver=False)  # fmt: skip
+    return True
+
+
+def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLModuleSpec]:
+    """The module of every id the league may name (``main``, snapshots, champions, rule agents)."""
+    obs_space = observation_space(cfg.net.privileged_critic, league.heuristic)
+    act_space = BalootMultiAgentEnv({"heuristic": False}).action_spaces[AGENTS[0]]
+    net = {"net": net_spec(cfg).to_dict()}
+    specs = {}
+    for mid in league.modules():
+        cls = {MAIN: BalootRLModule, "heuristic": HeuristicRLModule, "random": RandomRLModule}.get(
+            mid, FrozenBalootRLModule
+        )
+        specs[mid] = RLModuleSpec(
+            module_class=cls, observation_space=obs_space, action_space=act_space, model_config=net
+        )
+    return specs
+
+
+def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
+    """RLlib PPO for this config (the mapping of the shared keys is in ``train.rllib.config``)."""
+    r, p, e = cfg.rllib, cfg.ppo, cfg.env
+    env_config = {"episode": e.episode, "reward": e.reward, "reward_scale": e.reward_scale, "match_bonus": e.match_bonus,
+                  "rules": e.rules, "privileged": cfg.net.privileged_critic, "heuristic": league.heuristic,
+                  "seed": cfg.seed + 2000}  # fmt: skip
+    specs = module_specs(cfg, league)
+    learners = max(1, r.num_learners)
+    config = (
+        PPOConfig()
+        # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
+        .environment(BalootMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
+                     num_cpus_per_env_runner=r.num_cpus_per_env_runner, rollout_fragment_length="auto",
+                     sample_timeout_s=r.sample_timeout_s)
+        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
+                  num_gpus_per_learner=r.num_gpus_per_learner)
+        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners, minibatch_size=p.batch_size,
+                  num_epochs=p.n_epochs, lr=p.learning_rate, gamma=p.gamma, lambda_=p.gae_lambda,
+                  clip_param=p.clip_range, entropy_coeff=p.ent_coef, vf_loss_coeff=p.vf_coef,
+                  grad_clip=p.max_grad_norm, grad_clip_by="global_norm", use_kl_loss=True, kl_coeff=0.0,
+                  vf_clip_param=float("inf"))
+        .callbacks(functools.partial(LeagueCallbacks, torch_threads=cfg.torch_threads))
+        .fault_tolerance(restart_failed_env_runners=r.restart_failed_env_runners,
+                         max_num_env_runner_restarts=r.max_env_runner_restarts)
+        .debugging(seed=cfg.seed, log_level="ERROR")
+    )  # fmt: skip
+    return config.build_algo()
+
+
+class RLlibTrainer:
+    """One RLlib training run in ``run_dir`` (fresh, or resumed from its latest checkpoint).
+
+    Holds the run directory's lock (``train.checkpoint.RunLock``) from the start until
+    ``close()``, as the SB3 trainer does; stops the algorithm and, if it started Ray, Ray too.
+    """
+
+    def __init__(self, cfg: RLlibTrainConfig, resume: bool = False, quiet: bool = False, address: str | None = None):
+        self.cfg, self.resume, self.quiet = cfg, resume, quiet
+        self.run_dir = Path(cfg.run_dir)
+        self.evals: list[dict] = []
+        self.steps = self.start_step = 0
+        self.algo: Any = None
+        self.owns_ray = False
+        self.lock = RunLock(self.run_dir)
+        self.lock.acquire()
+        try:
+            self._start(address)
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, address: str | None) -> None:
+        cfg = self.cfg
+        # --- seeding: the driver's generators; RLlib seeds each EnvRunner from cfg.seed and its index
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        np.random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        o = cfg.opponents
+        weights = (o.self_weight, o.champion_weight, o.heuristic_weight, o.random_weight)
+        state: dict[str, Any] | None = None
+        if self.resume:
+            ckpt = latest_checkpoint(self.run_dir)  # RLlibCheckpointError before anything is touched
+            state = read_state(ckpt)
+        elif cfg.init_from:
+            self._init_weights = self._bundle_weights(cfg.init_from)
+        removed = remove_partial_checkpoints(self.run_dir)
+        if removed and not self.quiet:
+            _log(f"removed {len(removed)} partial checkpoint(s) left by a killed run")
+        if not self.resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
+            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
+            self.run_dir.rename(kept)
+            if not self.quiet:
+                _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        league = state["league"] if state else {"snapshots": 1, "champions": 0, "next_snapshot": 1, "next_champion": 0}
+        self.league = LeagueMapping(weights, league["snapshots"], league["champions"], o.heuristic_weight > 0)
+        self.next_slot = {"self": league["next_snapshot"], "champion": league["next_champion"]}
+        self.owns_ray = connect_ray(cfg, address)
+        self.algo = build_algorithm(cfg, self.league)
+        self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        self.sums: dict[str, float] = {}
+        if state is not None:
+            self._restore(ckpt, state)
+        else:
+            save_config(cfg, self.run_dir / "config.yaml")
+            self.next = {"checkpoint": cfg.checkpoint_every, "snapshot": cfg.opponents.snapshot_every,
+                         "eval": cfg.eval.every if cfg.eval.every > 0 else None, "log": cfg.log_every}  # fmt: skip
+            self._warm_start()
+            self.set_weights(snapshot_id(0), self.net_state())
+
+    # ------------------------------------------------------------------ weights
+    def net_state(self) -> dict[str, torch.Tensor]:
+        """The ``main`` module's ``BalootNet`` weights, from the learner."""
+        state = self.algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")["learner"]["rl_module"][MAIN]
+        return {
+            k[len("net.") :]: torch.as_tensor(np.asarray(v)).clone() for k, v in state.items() if k.startswith("net.")
+        }
+
+    def current_net(self) -> BalootNet:
+        net = BalootNet(net_spec(self.cfg))
+        net.load_state_dict(self.net_state())
+        return net
+
+    def set_weights(self, module_id: str, net_state: dict[str, torch.Tensor]) -> None:
+        """Give module ``module_id`` these ``BalootNet`` weights, in the learner and every EnvRunner.
+
+        RLlib's own weight sync skips modules that are not trained, so the EnvRunners get them
+        directly, through the object store (one copy however many runners).
+        """
+        state = {f"net.{k}": v.detach().cpu().numpy() for k, v in net_state.items()}
+        self.algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: state}}}})
+        ref = ray.put(state)
+
+        def load(runner: Any, ref: Any = ref, module_id: str = module_id) -> None:
+            runner.module[module_id].set_state(ray.get(ref) if isinstance(ref, ray.ObjectRef) else ref)
+
+        self.algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
+
+    def _bundle_weights(self, path: str) -> dict[str, torch.Tensor]:
+        from agents.bundle import BundleError, load_net
+
+        try:
+            net, _ = load_net(path)
+        except BundleError as e:
+            raise ConfigError(f"init_from: {e}") from None
+        if net.spec != net_spec(self.cfg):
+            raise ConfigError(f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
+                              f"but this run's net config gives {net_spec(self.cfg).to_dict()}")  # fmt: skip
+        return net.state_dict()
+
+    def _warm_start(self) -> None:
+        """``init_from``'s weights, or the behaviour-cloning warm start (``train.pretrain``)."""
+        if self.cfg.init_from:
+            self.set_weights(MAIN, self._init_weights)
+            return
+        if self.cfg.pretrain.positions <= 0:
+            return
+        from train.pretrain import pretrain
+
+        e = self.cfg.env
+        net = BalootNet(net_spec(self.cfg))
+        init_like_sb3(net)
+        if not self.quiet:
+            _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
+        stats = pretrain(net, self.cfg.pretrain, self.cfg.seed, RuleConfig.from_dict(e.rules),
+                         Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet)  # fmt: skip
+        for k, v in stats.items():
+            self.writer.add_scalar(f"pretrain/{k}", v, 0)
+        self.set_weights(MAIN, net.state_dict())
+
+    # ------------------------------------------------------------------ league
+    def add_to_league(self, category: str, net_state: dict[str, torch.Tensor]) -> str:
+        """A frozen copy joins the league: a new slot while there are fewer than ``pool_size``,
+        else the oldest slot is overwritten. Returns its module id."""
+        slot = self.next_slot[category]
+        self.next_slot[category] = (slot + 1) % self.cfg.opponents.pool_size
+        mid = snapshot_id(slot) if category == "self" else champion_id(slot)
+        filled = self.league.snapshots if category == "self" else self.league.champions
+        if slot >= filled:  # a new module: RLlib adds it everywhere, then the mapping may name it
+            key = "snapshots" if category == "self" else "champions"
+            league = dataclasses.replace(self.league, **{key: filled + 1})
+            spec = module_specs(self.cfg, league)[mid]
+            self.algo.add_module(module_id=mid, module_spec=spec, new_agent_to_module_mapping_fn=league,
+                                 new_should_module_be_updated=[MAIN])  # fmt: skip
+            self.league = league
+        self.set_weights(mid, net_state)
+        return mid
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> Path:
+        state = {
+            "config": to_dict(self.cfg), "steps": self.steps, "schedule": dict(self.next), "evals": self.evals,
+            "league": {"snapshots": self.league.snapshots, "champions": self.league.champions,
+                       "next_snapshot": self.next_slot["self"], "next_champion": self.next_slot["champion"]},
+            "promotion": promotion_state(self.run_dir),
+        }  # fmt: skip
+        return save_checkpoint(self.run_dir, self.steps, self.algo, state, self.cfg.rllib.keep_checkpoints)
+
+    def _restore(self, ckpt: Path, state: dict[str, Any]) -> None:
+        self.algo.restore_from_path(str((ckpt / "algorithm").resolve()))
+        self.steps = self.start_step = int(state["steps"])
+        self.next = dict(state["schedule"])
+        self.evals = list(state["evals"])
+        restore_promotion_state(self.run_dir, state["promotion"])  # undo what the killed run did after it
+        # every module's weights to every EnvRunner (RLlib's own sync sends the trained one only)
+        for mid in self.league.modules():
+            if mid not in ("heuristic", "random"):
+                module = self.algo.learner_group.get_state(components=f"learner/rl_module/{mid}")
+                net = module["learner"]["rl_module"][mid]
+                self.set_weights(
+                    mid, {k[4:]: torch.as_tensor(np.asarray(v)) for k, v in net.items() if k.startswith("net.")}
+                )
+        _log(f"resumed {self.run_dir} at step {self.steps:,} from {ckpt.name}")
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> dict[str, Any]:
+        cfg = self.cfg
+        if not self.resume and not (self.run_dir / "checkpoints").is_dir():
+            self.checkpoint()  # right after the warm start: a kill never costs it again
+        self.start_time = time.perf_counter()
+        if not self.quiet:
+            r = cfg.rllib
+            _log(f"run {self.run_dir}: {max(0, cfg.ppo.total_steps - self.steps):,} learner decisions to go, "
+                 f"{r.num_env_runners} EnvRunners x {-(-cfg.ppo.n_envs // max(1, r.num_env_runners))} games, "
+                 f"{max(1, r.num_learners)} learner(s), seed {cfg.seed}")  # fmt: skip
+        while self.steps < cfg.ppo.total_steps:
+            result = self.algo.train()
+            sampled = result.get("env_runners", {}).get("num_module_steps_sampled", {})
+            self.steps += int(sampled.get(MAIN, 0))
+            for k, v in result.get("env_runners", {}).get("selfplay", {}).items():
+                self.sums[k] = self.sums.get(k, 0.0) + float(v)
+            self._after_update(result)
+        self.checkpoint()
+        elapsed = time.perf_counter() - self.start_time
+        return {"steps": self.steps, "seconds": elapsed, "selfplay": selfplay_stats(self.sums)}
+
+    def _after_update(self, result: dict[str, Any]) -> None:
+        """After each PPO iteration: snapshot, evaluation, logs, checkpoint (the SB3 order)."""
+        if self.steps >= self.next["snapshot"]:
+            self.add_to_league("self", self.net_state())
+            self.next["snapshot"] += self.cfg.opponents.snapshot_every
+        if self.next["eval"] is not None and self.steps >= self.next["eval"]:
+            self.evaluate(self.cfg.eval.deals)
+            self.next["eval"] += self.cfg.eval.every
+        if self.steps >= self.next["log"]:
+            self.log_progress(result)
+            self.next["log"] += self.cfg.log_every
+        if self.steps >= self.next["checkpoint"]:
+            self.checkpoint()
+            self.next["checkpoint"] += self.cfg.checkpoint_every
+
+    def log_progress(self, result: dict[str, Any]) -> None:
+        rate = (self.steps - self.start_step) / max(time.perf_counter() - self.start_time, 1e-9)
+        w, s = self.writer, self.steps
+        w.add_scalar("charts/decisions_per_s", rate, s)
+        w.add_scalar("charts/learner_decisions", s, s)
+        learner = result.get("learners", {}).get(MAIN, {})
+        for key, tag in LOSSES.items():
+            if key in learner:
+                w.add_scalar(f"losses/{tag}", float(learner[key]), s)
+        if "entropy" in learner:
+            w.add_scalar("losses/entropy_loss", -float(learner["entropy"]), s)  # SB3 logs minus the entropy
+        stats = selfplay_stats(self.sums)
+        for k, v in stats.items():
+            w.add_scalar(f"selfplay/{k}", v, s)
+        self.last_stats, self.sums = stats, {}
+        w.flush()
+        if not self.quiet:
+            last = self.evals[-1] if self.evals else None
+            ev = (
+                f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]"
+                if last
+                else ""
+            )
+            wins = " ".join(f"{k[12:]} {v:.0%}" for k, v in stats.items() if k.startswith("win_rate_vs_"))
+            _log(f"{s:,}/{self.cfg.ppo.total_steps:,} decisions | {rate:,.0f}/s | "
+                 f"reward {stats.get('episode_reward', 0):+.3f} | wins {wins}{ev}")  # fmt: skip
+
+    # ------------------------------------------------------------------ bundles and evaluation
+    def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
+        """A policy bundle of ``main`` now, through a checkpoint (so that what is evaluated is what
+        a checkpoint holds), its manifest naming ``backend: rllib``."""
+        ckpt = self.checkpoint()
+        return checkpoint_to_bundle(ckpt, path, name=f"{self.run_dir.name}@{self.steps}", evaluations=evaluations)
+
+    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
+        """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
+        promotion rule, exactly as the SB3 backend (``train.trainer.Trainer.evaluate``)."""
+        from agents.bundle import load_net
+        from eval.promote import read_pointer
+        from train.evaluation import (
+            ensure_pointer,
+            evaluate_bundle,
+            planned_evaluations,
+            promotion_alpha_per_test,
+            try_promotion,
+        )
+
+        e = self.cfg.eval
+        bundle = self.export_bundle(self.run_dir / "bundles" / "current")
+        pointer = ensure_pointer(self.run_dir)
+        champion = read_pointer(pointer)["champion"]
+        champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
+        results: list[dict] = []
+
+        def record(res: dict, opp: str) -> None:
+            res["step"] = self.steps
+            self.evals.append(res)
+            results.append(res)
+            tag = "heuristic" if opp == "heuristic" else "champion"
+            self.writer.add_scalar(f"eval/mean_vs_{tag}", res["mean"], self.steps)
+            self.writer.add_scalar(f"eval/ci95_low_vs_{tag}", res["ci95"][0], self.steps)
+            if not self.quiet:
+                _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                     f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
+
+        promoting = e.promote and not final
+        if promoting:
+            rollout = self.cfg.ppo.n_envs * self.cfg.ppo.n_steps
+            alpha = promotion_alpha_per_test(
+                e.promotion_alpha, planned_evaluations(self.cfg.ppo.total_steps, rollout, e.every)
+            )
+            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
+            record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
+                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec)  # fmt: skip
+            self.writer.add_scalar("eval/promoted", float(entry["promoted"]), self.steps)
+            if entry["promoted"]:
+                net, _ = load_net(entry["candidate"])
+                self.add_to_league("champion", net.state_dict())
+            if not self.quiet:
+                verdict = "promoted to champion" if entry["promoted"] else "not promoted"
+                _log(f"promotion at {self.steps:,}: {verdict} (champion was {Path(champion_spec).name})")
+        for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
+            if (promoting and opp == champion_spec) or (opp == champion_spec and _same_weights(bundle, champion_spec)):
+                continue
+            record(
+                evaluate_bundle(bundle, opp, deal_set or e.deal_set, deals, self.cfg.seed, e.workers, matches=final),
+                opp,
+            )
+        self.writer.flush()
+        return results
+
+    def close(self) -> None:
+        """Stop the algorithm (and the Ray this process started), release the run dir's lock."""
+        try:
+            if getattr(self, "writer", None) is not None:
+                self.writer.close()
+            if self.algo is not None:
+                self.algo.stop()
+                self.algo = None
+            if self.owns_ray and ray.is_initialized():
+                ray.shutdown()
+        finally:
+            self.lock.release()
+
+    def __enter__(self) -> RLlibTrainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _same_weights(bundle: Path, other: str) -> bool:
+    """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
+    from agents.bundle import BundleError, read_manifest
+
+    try:
+        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
+    except BundleError:  # a rule agent's name: not the same policy
+        return False
+
+
+def train_from_args(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False,
+                    address: str | None = None) -> RLlibTrainer:  # fmt: skip
+    """The trainer for ``python -m train --backend rllib`` (fresh from a config, or resuming)."""
+    if resume:
+        cfg = load_rllib_config(Path(resume) / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
+        return RLlibTrainer(cfg, resume=True, quiet=quiet, address=address)
+    return RLlibTrainer(load_rllib_config(config, overrides), quiet=quiet, address=address)
+
+
+def run_rllib_training(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False,
+                       address: str | None = None) -> dict:  # fmt: skip
+    """Train, then the final duplicate evaluation, ``bundles/final`` and ``summary.json``, as
+    ``train.run.run_training`` does for the SB3 backend."""
+    from baloot_io.atomic import write_json_atomic
+    from train.run import format_summary
+
+    with train_from_args(config, overrides, resume, quiet, address) as trainer:
+        stats = trainer.run()
+        cfg = trainer.cfg
+        final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
+        bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
+        summary = {
+            "run_dir": str(trainer.run_dir), "backend": "rllib", "steps": stats["steps"],
+            "seconds": round(stats["seconds"], 1),
+            "decisions_per_s": round((stats["steps"] - trainer.start_step) / max(stats["seconds"], 1e-9), 1),
+            "selfplay": stats["selfplay"], "final_evaluation": final, "bundle": str(bundle),
+            "champion": json.loads((trainer.run_dir / "champion.json").read_text())["champion"],
+        }  # fmt: skip
+        write_json_atomic(trainer.run_dir / "summary.json", summary)
+        print(format_summary(summary), file=sys.stdout, flush=True)
+        return summary

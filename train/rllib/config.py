@@ -1,0 +1,159 @@
+"""The RLlib backend's config: ``train.config.TrainConfig`` plus one ``rllib:`` section.
+
+Every section of ``TrainConfig`` means here what it means for the SB3 backend, with the same
+defaults (one source: ``configs/default.yaml``); ``configs/rllib.yaml`` only states what differs.
+How the shared keys map onto RLlib:
+
+- ``ppo.n_envs`` games in all, spread over the EnvRunners (``ceil(n_envs / num_env_runners)``
+  each); a PPO update trains on ``ppo.n_envs * ppo.n_steps`` learner decisions, about half of
+  the ``2 * n_envs * n_steps`` env steps sampled (the opponents make the other half);
+  ``batch_size`` is the minibatch, ``n_epochs`` the passes; ``learning_rate``, ``gamma``,
+  ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``, ``max_grad_norm`` are RLlib's ``lr``,
+  ``gamma``, ``lambda_``, ``clip_param``, ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip``;
+  RLlib's KL penalty is off (coefficient 0, as in SB3) and its value clipping is not used.
+- ``opponents``: the opponent team of each episode is drawn by these weights from frozen
+  snapshots (``main_v0`` ...), champions (``champion_0`` ...), ``heuristic`` and ``random``
+  (``train.rllib.league``); ``pool_size`` snapshots are kept.
+- ``eval``, ``pretrain``, ``init_from``, ``checkpoint_every``, ``log_every``, ``seed``,
+  ``torch_threads`` (in the driver and in every EnvRunner): as in the SB3 backend.
+
+This module imports neither Ray nor torch, so configs are checked without them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, get_type_hints
+
+import yaml
+
+from train.config import (
+    ConfigError,
+    TrainConfig,
+    _build,  # the one schema builder: unknown keys and wrong types are refused the same way
+    _set_path,
+    iter_fields,
+    packaged_config,
+    show_value,
+    validate,
+)
+from train.config import _f as _field
+
+BACKEND = "rllib"
+
+
+@dataclass(frozen=True)
+class RayConfig:
+    """Ray and RLlib: the EnvRunners and Learners, and fault tolerance (``rllib:`` section)."""
+
+    num_env_runners: int = _field(2, "EnvRunner actors sampling games (0: sample in the driver)")
+    num_cpus_per_env_runner: float = _field(1.0, "CPUs Ray reserves for each EnvRunner")
+    num_learners: int = _field(0, "Learner actors (0: one learner in the driver process)")
+    num_cpus_per_learner: float = _field(1.0, "CPUs Ray reserves for each Learner actor (num_learners >= 1)")
+    num_gpus_per_learner: float = _field(0.0, "GPUs for each Learner (0: CPU)")
+    restart_failed_env_runners: bool = _field(True, "replace an EnvRunner that died and go on training")
+    max_env_runner_restarts: int = _field(1000, "EnvRunner replacements allowed in a run")
+    sample_timeout_s: float = _field(120.0, "seconds to wait for an EnvRunner's samples before counting it failed")
+    keep_checkpoints: int = _field(3, "RLlib checkpoints kept in run_dir/checkpoints (older ones are removed)")
+    object_store_mb: int = _field(512, "object store of a Ray started by this command (no --address); MiB")
+
+
+@dataclass(frozen=True)
+class RLlibTrainConfig(TrainConfig):
+    """``TrainConfig`` for ``python -m train --backend rllib``: the shared sections plus ``rllib``."""
+
+    rllib: RayConfig = field(default_factory=RayConfig)
+
+
+def _need(ok: bool, key: str, value: Any, what: str) -> None:
+    if not ok:
+        raise ConfigError(f"{key} must be {what}, got {value!r}")
+
+
+def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
+    """The shared sections as ``train.config.validate`` checks them, then the ``rllib`` section."""
+    validate(cfg, fresh=fresh)
+    r = cfg.rllib
+    _need(r.num_env_runners >= 0, "rllib.num_env_runners", r.num_env_runners, ">= 0")
+    _need(r.num_cpus_per_env_runner > 0, "rllib.num_cpus_per_env_runner", r.num_cpus_per_env_runner, "> 0")
+    _need(r.num_learners >= 0, "rllib.num_learners", r.num_learners, ">= 0")
+    _need(r.num_cpus_per_learner > 0, "rllib.num_cpus_per_learner", r.num_cpus_per_learner, "> 0")
+    _need(r.num_gpus_per_learner >= 0, "rllib.num_gpus_per_learner", r.num_gpus_per_learner, ">= 0")
+    _need(r.max_env_runner_restarts >= 0, "rllib.max_env_runner_restarts", r.max_env_runner_restarts, ">= 0")
+    _need(r.sample_timeout_s > 0, "rllib.sample_timeout_s", r.sample_timeout_s, "> 0 (seconds)")
+    _need(r.keep_checkpoints >= 1, "rllib.keep_checkpoints", r.keep_checkpoints, ">= 1")
+    _need(r.object_store_mb >= 80, "rllib.object_store_mb", r.object_store_mb, ">= 80 (Ray's minimum)")
+    _need(cfg.ppo.n_envs >= max(1, r.num_env_runners), "ppo.n_envs", cfg.ppo.n_envs,
+          f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)")  # fmt: skip
+
+
+def load_rllib_config(
+    path: str | Path | None, overrides: list[str] | None = None, *, fresh: bool = True
+) -> RLlibTrainConfig:
+    """Read a YAML config for the RLlib backend, apply ``section.key=value`` overrides, validate.
+
+    Keys the file leaves out take ``TrainConfig``'s defaults (``configs/default.yaml``) and
+    ``RayConfig``'s. ``configs/NAME.yaml`` is found in the package when no such file exists here.
+
+    Raises:
+        ConfigError: a missing or unreadable file, bad YAML, an unknown key, or a value out of
+            range; one line naming the key.
+    """
+    data: dict = {}
+    if path is not None:
+        p: Path | Traversable = Path(path)
+        if not p.is_file():
+            p = packaged_config(path) or p
+        if not p.is_file():
+            raise ConfigError(f"config file {p} does not exist")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"config file {p} cannot be read: {e}") from None
+        except yaml.YAMLError as e:
+            raise ConfigError(f"config file {p} is not valid YAML: {' '.join(str(e).split())}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {p} must hold a mapping at the top level")
+    data = yaml.safe_load(yaml.safe_dump(data))  # a plain deep copy
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} must look like section.key=value")
+        key, raw = item.split("=", 1)
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as e:
+            raise ConfigError(f"override {item!r}: the value is not valid YAML: {' '.join(str(e).split())}") from None
+        _set_path(data, key.strip(), value)
+    cfg = _build(RLlibTrainConfig, data, "")
+    validate_rllib(cfg, fresh=fresh)
+    return cfg
+
+
+def is_rllib_config(path: str | Path) -> bool:
+    """True when a saved run config (``run_dir/config.yaml``) is the RLlib backend's (it has ``rllib:``)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and "rllib" in data
+
+
+def rllib_config_help(width: int = 100) -> str:
+    """The ``rllib:`` keys with their defaults and meanings (added to ``python -m train --help``)."""
+    lines = [" rllib: (--backend rllib only) " + RayConfig.__doc__.splitlines()[0].replace("``", "")]
+    for key, default, meaning in iter_fields(RayConfig, "rllib."):
+        left = f"  {key} = {show_value(default)}"
+        text = textwrap.wrap(meaning, width=max(30, width - 40)) or [""]
+        lines.append(f"{left:<40}{text[0]}" if len(left) < 40 else f"{left}\n{'':40}{text[0]}")
+        lines.extend(" " * 40 + t for t in text[1:])
+    return "\n".join(lines)
+
+
+def rllib_fields() -> list[str]:
+    """The dotted keys of the ``rllib`` section (tests compare them with the YAML)."""
+    hints = get_type_hints(RLlibTrainConfig)
+    return [f"rllib.{f.name}" for f in dataclasses.fields(hints["rllib"])]

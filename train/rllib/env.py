@@ -1,0 +1,148 @@
+"""Baloot as an RLlib ``MultiAgentEnv``: a thin translation of the game driver ``Table``.
+
+Spec sheet
+----------
+Agents: ``player_0`` ... ``player_3`` (seats 0-3, R1.1); teams are seats {0, 2} and {1, 3}.
+Turn-based: each step, only the seat the rules ask to act (``Table.to_act``) gets an
+observation, and the action dict holds that seat's action.
+
+Observation of every agent: ``Dict``
+  - ``observations``: float32[OBS_SIZE], the seat's own view (``baloot_env.observation``);
+  - ``action_mask``: float32[42], 1 for the legal actions (R9);
+  - ``privileged`` (only with ``privileged=True``): float32[128], the four current hands
+    (me, next, partner, previous; ``agents.network.privileged_input``), for the value head of
+    the privileged critic during training; the policy never reads it;
+  - ``heuristic_action`` (only with ``heuristic=True``): int64[1], what the rule-based
+    ``heuristic`` agent would do from this seat's ``PlayerView``. The ``heuristic`` RLModule
+    (``train.rllib.module``) plays it; it costs about 8 us a decision (measured), which is why
+    every decision carries it rather than the env guessing who sits where.
+
+Actions: ``Discrete(42)`` (R9). An illegal action raises ``IllegalActionError`` (the modules
+mask their logits, so it means a bug).
+
+Rewards (``baloot_env.rewards``, the environment's own): when a hand ends, all four agents get
+their team's reward (partners equal, opponents the negative); RLlib holds a reward for a seat
+that is not acting until that seat's next observation (or the episode's end). The acting seat
+always gets an entry (0.0 when nothing happened), as RLlib requires.
+
+Episode end: when the driver says the episode is over (hand episode: the hand; match episode:
+the match), ``terminateds["__all__"]`` is True and every seat that acted gets a last
+observation whose info holds ``episode`` (the hands' results and the score, by absolute team),
+read by the self-play statistics (``train.rllib.league``).
+
+Arguments (the ``config`` dict RLlib passes): ``episode``, ``reward``, ``reward_scale``,
+``match_bonus``, ``rules`` (``train.config.EnvConfig`` fields), ``privileged``, ``heuristic``
+and ``seed`` (the deals of a sub-env are drawn from ``seed``, RLlib's worker index and
+vector index unless ``reset(seed=...)`` reseeds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from agents.base import PlayerView
+from agents.network import PRIVILEGED_SIZE, privileged_input
+from agents.registry import make_agent
+from baloot_env.actions import NUM_ACTIONS
+from baloot_env.cards import NUM_SEATS
+from baloot_env.driver import DealSource, Table
+from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+
+AGENTS = tuple(f"player_{s}" for s in range(NUM_SEATS))
+ENV_NAME = "baloot_rllib"  # the name registered with ray.tune (train.rllib.backend)
+
+
+def seat_of(agent_id: str) -> int:
+    """The seat of an agent id ``player_<seat>``."""
+    return int(agent_id.rsplit("_", 1)[1])
+
+
+def observation_space(privileged: bool, heuristic: bool) -> spaces.Dict:
+    """The observation space of every agent (module docstring)."""
+    parts: dict[str, spaces.Space] = {
+        "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+        "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
+    }
+    if privileged:
+        parts["privileged"] = spaces.Box(0.0, 1.0, (PRIVILEGED_SIZE,), np.float32)
+    if heuristic:
+        parts["heuristic_action"] = spaces.Box(0, NUM_ACTIONS - 1, (1,), np.int64)
+    return spaces.Dict(parts)
+
+
+class BalootMultiAgentEnv(MultiAgentEnv):
+    """Four seats of one game played by the driver ``Table`` (module docstring)."""
+
+    def __init__(self, config: dict | None = None):
+        super().__init__()
+        c = dict(config or {})
+        self.rules = RuleConfig.from_dict(c.get("rules") or {})
+        self.reward = Reward(
+            c.get("reward", "diff"), float(c.get("reward_scale", 44.0)), float(c.get("match_bonus", 1.0))
+        )
+        self.privileged = bool(c.get("privileged", False))
+        self.heuristic = make_agent("heuristic", int(c.get("seed", 0))) if c.get("heuristic", False) else None
+        # RLlib's EnvContext carries the worker and vector index: distinct deals per sub-env.
+        worker, vector = getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)
+        self.rng = np.random.default_rng([int(c.get("seed", 0)), worker, vector])
+        self.table = Table(self.rules, c.get("episode", "hand"), DealSource(self.rng), self.reward)
+        self.agents = self.possible_agents = list(AGENTS)
+        space = observation_space(self.privileged, self.heuristic is not None)
+        self.observation_spaces = {a: space for a in AGENTS}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
+        self._acted: set[str] = set()
+        self._hands: list[dict] = []
+
+    # ------------------------------------------------------------------ observing
+    def _observe(self, seat: int) -> dict[str, np.ndarray]:
+        table = self.table
+        obs = {
+            "observations": encode(table.hand, seat, table.context),
+            "action_mask": action_mask(table.hand, seat).astype(np.float32),
+        }
+        if self.privileged:
+            hands = table.hand.hands
+            obs["privileged"] = privileged_input([[hands[(seat + k) % NUM_SEATS] for k in range(NUM_SEATS)]])[0]
+        if self.heuristic is not None:
+            act = self.heuristic.act(PlayerView.from_table(table, seat)) if table.to_act == seat else 0
+            obs["heuristic_action"] = np.array([act], np.int64)
+        return obs
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """A new episode: the first deal from this env's generator (R2.4, R11.2)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self.table.deals.rng = self.rng
+        if self.heuristic is not None:
+            self.heuristic.reset(int(self.rng.integers(2**63)))
+        self.table.reset(DealSource(self.rng))
+        self._acted = set()
+        self._hands = []
+        seat = self.table.to_act
+        return {AGENTS[seat]: self._observe(seat)}, {}
+
+    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply the acting seat's action; rewards at a hand's end to all four seats."""
+        agent = AGENTS[self.table.to_act]
+        outcome = self.table.apply(int(action_dict[agent]))  # IllegalActionError before any change
+        self._acted.add(agent)
+        rewards = {agent: 0.0}
+        if outcome.hand_result is not None:
+            self._hands.append(outcome.hand_result.to_info())
+            rewards = {a: float(outcome.rewards[seat_of(a) % 2]) for a in AGENTS}
+        if outcome.episode_over:
+            info = {"episode": {"hands": self._hands, "match": None if outcome.match_result is None
+                                else outcome.match_result.to_info()}}  # fmt: skip
+            obs = {a: self._observe(seat_of(a)) for a in AGENTS if a in self._acted}
+            infos = {a: info for a in obs}
+            done = {a: True for a in obs} | {"__all__": True}
+            return obs, rewards, done, {"__all__": False}, infos
+        seat = self.table.to_act
+        return {AGENTS[seat]: self._observe(seat)}, rewards, {"__all__": False}, {"__all__": False}, {}
