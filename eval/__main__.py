@@ -6,6 +6,7 @@ Examples::
     python -m eval promote --candidate runs/cand.json --champion runs/champion.json --workers 2
     python -m eval league --agents random heuristic runs/cand.json --deal-set small
     python -m eval export --policy policies/champion --out champion.onnx --time 2000
+    python -m eval --a policies/champion --b heuristic --ray auto    # the deals as tasks on a Ray cluster
 
 Every input (agents, deal set and count, workers, threads, output paths) is checked before any
 deal is played; a bad one ends the command with exit code 2 and one line ``error: ...`` on
@@ -131,6 +132,10 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--json", default=None, help="write the report here (atomically)")
     p.add_argument("--png", default=None, help="write the plot here (default: the --json path with .png)")
     p.add_argument("--no-matches", action="store_true", help="skip the matches to 152")
+    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                   help="play the deals as Ray tasks (the scale extra): on the cluster at ADDRESS (auto or "
+                        "HOST:PORT), or without ADDRESS on a private local Ray with --workers CPUs; the "
+                        "report is the local run's (eval/ray_runner.py)")  # fmt: skip
     args = p.parse_args(argv)
     _check_agents([args.a], "--a")
     _check_agents([args.b], "--b")
@@ -140,10 +145,18 @@ def run_main(argv: list[str]) -> int:
         check_output_path(args.json, "--json")
     if png:
         check_output_path(png, "--png")
-    run = run_duplicate(
-        args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
-        progress=not args.quiet, torch_threads=args.torch_threads,
-    )  # fmt: skip
+    if args.ray is not None:
+        from eval.ray_runner import run_duplicate_ray
+
+        run = run_duplicate_ray(
+            args.a, args.b, ds, address=args.ray, seed=args.seed, matches=not args.no_matches,
+            progress=not args.quiet, torch_threads=args.torch_threads, num_cpus=args.workers,
+        )  # fmt: skip
+    else:
+        run = run_duplicate(
+            args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
+            progress=not args.quiet, torch_threads=args.torch_threads,
+        )  # fmt: skip
     report = summarize(run, args.a, args.b, ds, full, args.seed, run_rules())
     print(format_table(report))
     if args.json:

@@ -79,12 +79,12 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning")
         return False
     r = cfg.rllib
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
     ray.init(address="local", num_cpus=max(1, math.ceil(cpus)), object_store_memory=r.object_store_mb * 2**20,
-             include_dashboard=False, log_to_driver=False)  # fmt: skip
+             include_dashboard=False, log_to_driver=False, logging_level="warning")  # fmt: skip
     return True
 
 
