@@ -21,6 +21,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 from typing import Any
 
 from agents.base import Agent, PlayerView
@@ -34,7 +35,8 @@ from table.views import all_message, view_message
 log = logging.getLogger("baloot.table")
 MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
 QUEUE_LIMIT = 512  # messages waiting for a slow client before it is dropped
-FAST_AGENTS = ("random", "heuristic")  # answer in microseconds: no worker thread needed
+FAST_AGENTS = ("random", "heuristic")
+CHECKPOINT_SECONDS = 5.0  # real seconds between saves of a room whose clock runs (a crash loses at most this)  # answer in microseconds: no worker thread needed
 
 
 class Conn:
@@ -244,6 +246,7 @@ class Hub:
     # ------------------------------------------------------------------ moves by themselves
     async def _run(self, room: Room) -> None:
         poke = self.pokes[room.id]
+        saved = time.monotonic()
         while self.running:
             poke.clear()
             now = self.clock.now()
@@ -256,8 +259,13 @@ class Hub:
                 continue
             if room.over:
                 return
+            if room.club.next_deadline() is not None and time.monotonic() - saved > CHECKPOINT_SECONDS:
+                self._save(room, now)  # a running clock is saved now and then, in case of a crash (R10.4)
+                saved = time.monotonic()
             wake = room.next_wakeup()
-            timeout = self.clock.poll if wake is None else min(self.clock.poll, max(0.0, wake - now))
+            timeout = min(self.clock.poll, CHECKPOINT_SECONDS)
+            if wake is not None:
+                timeout = min(timeout, max(0.0, wake - now))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(poke.wait(), timeout)
 
