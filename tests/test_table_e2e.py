@@ -124,6 +124,7 @@ def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     expect(page.locator(".seat-0 .clock")).to_be_visible()
     clock.advance(33)  # 7 s left of 40: the bar is low
     page.evaluate("() => { S.clock.left = 7; receivedAt = performance.now(); tickClock(); }")
+    page.wait_for_timeout(400)  # the bar's transition
     page.screenshot(path=str(shots / "table_clock.png"))
     before = len(actions_of(server, room["room"], 0))
     calls_logged = page.locator("#log li").count()
