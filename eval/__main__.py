@@ -136,6 +136,11 @@ def run_main(argv: list[str]) -> int:
                    help="play the deals as Ray tasks (the scale extra): on the cluster at ADDRESS (auto or "
                         "HOST:PORT), or without ADDRESS on a private local Ray with --workers CPUs; the "
                         "report is the local run's (eval/ray_runner.py)")  # fmt: skip
+    p.add_argument("--save-hands", default=None, metavar="DB",
+                   help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, "
+                        "page /replay); needs the table extra")  # fmt: skip
+    p.add_argument("--save-worst", type=int, default=None, metavar="N",
+                   help="with --save-hands: only the N deals where A lost most")
     args = p.parse_args(argv)
     _check_agents([args.a], "--a")
     _check_agents([args.b], "--b")
@@ -145,6 +150,10 @@ def run_main(argv: list[str]) -> int:
         check_output_path(args.json, "--json")
     if png:
         check_output_path(png, "--png")
+    if args.save_worst is not None and (args.save_hands is None or args.save_worst < 1):
+        raise InputError(f"--save-worst needs --save-hands and a count of at least 1, got {args.save_worst}")
+    if args.save_hands:
+        check_output_path(args.save_hands, "--save-hands")
     if args.ray is not None:
         from eval.ray_runner import run_duplicate_ray
 
@@ -164,6 +173,11 @@ def run_main(argv: list[str]) -> int:
         print(f"\nreport: {args.json}")
     if png:
         print(f"plot: {png}" if plot(report, png) else "plot: skipped (matplotlib is not installed)")
+    if args.save_hands:
+        from table.replay import save_eval_hands  # lazy: evaluation does not otherwise need the table
+
+        n = save_eval_hands(args.save_hands, args.a, args.b, ds, run.records, seed=args.seed, worst=args.save_worst)
+        print(f"hands: {n} stored in {args.save_hands} (python -m table --db {args.save_hands}, then /replay)")
     return 0
 
 
