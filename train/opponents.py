@@ -1,41 +1,28 @@
 """The opponent pool of self-play: snapshots of the learner, champions, ``heuristic``, ``random``.
 
-Each game draws its opponent team when it starts, by the mixing weights of the config; a
-category with no member yet (no champion before the first promotion) drops out and the others
-are renormalised. Network opponents act in batches across games.
+Each game draws its opponent team when it starts (``train.selfplay``), by the mixing weights of
+the config; a category with no member yet (no champion before the first promotion) drops out and
+the others are renormalised. Opponents act in batches across games (``act_seats``, the vector
+env's player interface, ``baloot_env.lockstep``).
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-from agents.base import PlayerView
 from agents.network import BalootNet, NetSpec
 from agents.registry import make_agent
-from baloot_env.hand import HandState
-from baloot_env.match import MatchContext
+from baloot_env.lockstep import AgentPlayer, Seat
 from baloot_env.observation import action_mask, encode
 from train.config import OpponentConfig
 
+__all__ = ["CATEGORIES", "AgentOpponent", "NetOpponent", "OpponentPool", "Seat"]
+
 CATEGORIES = ("self", "champion", "heuristic", "random")
-
-
-@dataclass
-class Seat:
-    """One opponent decision to make: the hand, the seat and its match context.
-
-    Network opponents encode it straight from the hand (the batch fast path, equal to the
-    seat's ``PlayerView.observation()``, tests/test_barrier.py); rule agents get the view.
-    """
-
-    hand: HandState
-    seat: int
-    context: MatchContext
 
 
 class NetOpponent:
@@ -48,7 +35,7 @@ class NetOpponent:
         self.net.eval()
         self.rng = rng
 
-    def act_batch(self, seats: Sequence[Seat]) -> list[int]:
+    def act_seats(self, seats: Sequence[Seat]) -> list[int]:
         obs = np.stack([encode(s.hand, s.seat, s.context) for s in seats])
         masks = np.stack([action_mask(s.hand, s.seat) for s in seats])
         with torch.no_grad():
@@ -60,16 +47,13 @@ class NetOpponent:
         return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
 
 
-class AgentOpponent:
-    """A rule agent (``heuristic`` or ``random``) acting on ``PlayerView``s."""
+class AgentOpponent(AgentPlayer):
+    """A rule agent (``heuristic`` or ``random``) acting on ``PlayerView``s (the vector env's
+    ``AgentPlayer``, with its pool category)."""
 
     def __init__(self, name: str, seed: int):
-        self.name = self.category = name
-        self.agent = make_agent(name, seed)
-
-    def act_batch(self, seats: Sequence[Seat]) -> list[int]:
-        views = [PlayerView.from_state(s.hand, s.seat, s.context) for s in seats]
-        return self.agent.act_batch(views)
+        super().__init__(make_agent(name, seed), name)
+        self.category = name
 
 
 class OpponentPool:

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
+from stable_baselines3.common.logger import HParam, configure
 
 from agents.bundle import save_bundle
 from agents.network import NetSpec
@@ -42,16 +42,16 @@ from train.selfplay import SelfPlayVecEnv
 
 
 class BalootPPO(MaskablePPO):
-    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point)."""
+    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point).
+
+    The update's figures are SB3's own ``train/*`` tags (losses, approx_kl, clip_fraction,
+    explained_variance, learning_rate, ...), written once under that one name.
+    """
 
     after_update: Any = None
 
     def train(self) -> None:
         super().train()
-        for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "explained_variance"):
-            value = self.logger.name_to_value.get(f"train/{key}")
-            if value is not None:
-                self.logger.record(f"losses/{key}", value)
         if self.after_update is not None:
             self.after_update()
 
@@ -117,6 +117,9 @@ class Trainer:
             policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
         )  # fmt: skip
         self.model.after_update = self._after_update
+        # SB3 seeds the env with cfg.seed (MaskablePPO(seed=...)); the games keep their own seed,
+        # as they always had, applied at the first reset (BalootVecEnv.seed).
+        self.venv.seed(cfg.seed + 2000)
         if resume:
             latest_checkpoint(self.run_dir)  # CheckpointError now, before anything is touched, when there is none
         elif cfg.init_from:  # checked before the run dir is touched
@@ -143,8 +146,18 @@ class Trainer:
             self._restore()
         else:
             save_config(cfg, self.run_dir / "config.yaml")
+            self._record_hparams()
             self._pretrain()
             self.pool.add_snapshot("step_0", self.net.state_dict())
+
+    def _record_hparams(self) -> None:
+        """The resolved config, flattened (``ppo.learning_rate``, ``env.rules.projects``, ...), in
+        tensorboard's HPARAMS tab, with the development evaluation and the self-play reward as its
+        metrics (tags written later by the run)."""
+        metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
+        hparams = flat_hparams(to_dict(self.cfg))
+        self.model.logger.record("hparams", HParam(hparams, metrics), exclude=("stdout", "log", "json", "csv"))
+        self.model.logger.dump(0)
 
     def close(self) -> None:
         """Release the run dir's lock (the run itself is over or abandoned)."""
@@ -329,13 +342,16 @@ class Trainer:
         champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
         results = []
 
-        def record(res: dict, opp: str) -> None:
+        logger = self.model.logger
+
+        def record(res: dict, opp: str, ds: str) -> None:
             res["step"] = self.steps
             self.evals.append(res)
             results.append(res)
             tag = "heuristic" if opp == "heuristic" else "champion"
-            self.model.logger.record(f"eval/mean_vs_{tag}", res["mean"])
-            self.model.logger.record(f"eval/ci95_low_vs_{tag}", res["ci95"][0])
+            section = eval_section(ds, final)
+            logger.record(f"{section}/mean_vs_{tag}", res["mean"])
+            logger.record(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
             if not self.quiet:
                 _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
                      f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
@@ -347,8 +363,8 @@ class Trainer:
             alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
             entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
             record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec)  # fmt: skip
-            self.model.logger.record("eval/promoted", float(entry["promoted"]))
+                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
+            logger.record(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
             if entry["promoted"]:
                 from agents.bundle import load_net
 
@@ -363,7 +379,8 @@ class Trainer:
             if opp == champion_spec and _same_weights(bundle, champion_spec):
                 continue  # the champion is this very policy (promoted at this step): d would be 0
             ds = deal_set or e.deal_set
-            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp)
+            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp, ds)
+        logger.dump(self.steps)  # at the step the evaluation was made (with this update's train/* figures)
         return results
 
     # ------------------------------------------------------------------ run
@@ -382,6 +399,35 @@ class Trainer:
         self.checkpoint()
         self.model.logger.dump(self.steps)
         return {"steps": self.steps, "seconds": time.perf_counter() - self.start_time, "selfplay": self.selfplay_stats()}
+
+
+EVAL_TAG = "eval"
+
+
+def eval_section(deal_set: str, final: bool) -> str:
+    """Where an evaluation's figures go in tensorboard: ``eval/dev`` for the evaluations during
+    training (promotion tests and duplicates on a development set), ``eval/test`` for the final
+    evaluation on a test set, ``eval/dev_final`` for a final evaluation on a development set
+    (smoke runs), so that no tag mixes the two roles (``eval.deals``)."""
+    from eval.deals import TEST, load_named
+
+    if load_named(deal_set).role == TEST:
+        return f"{EVAL_TAG}/test"
+    return f"{EVAL_TAG}/dev_final" if final else f"{EVAL_TAG}/dev"
+
+
+def flat_hparams(config: dict, prefix: str = "") -> dict[str, bool | int | float | str]:
+    """A nested config as flat ``a.b.c`` keys with tensorboard's value types (others as text)."""
+    out: dict[str, bool | int | float | str] = {}
+    for k, v in config.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flat_hparams(v, key + "."))
+        elif isinstance(v, (bool, int, float, str)):
+            out[key] = v
+        else:
+            out[key] = str(v)
+    return out
 
 
 def _to_tensor(a: np.ndarray | None) -> torch.Tensor | None:
