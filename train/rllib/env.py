@@ -13,7 +13,7 @@ Observation of every agent: ``Dict``
     (me, next, partner, previous; ``agents.network.privileged_input``), for the value head of
     the privileged critic during training; the policy never reads it;
   - ``heuristic_action`` (only with ``heuristic=True``): int64[1], what the rule-based
-    ``heuristic`` agent would do from this seat's ``PlayerView``. The ``heuristic`` RLModule
+    ``heuristic`` agent (deterministic) would do from this seat's ``PlayerView``. The ``heuristic`` RLModule
     (``train.rllib.module``) plays it; it costs about 8 us a decision (measured), which is why
     every decision carries it rather than the env guessing who sits where.
 
@@ -120,8 +120,6 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self.table.deals.rng = self.rng
-        if self.heuristic is not None:
-            self.heuristic.reset(int(self.rng.integers(2**63)))
         self.table.reset(DealSource(self.rng))
         self._acted = set()
         self._hands = []
