@@ -1,10 +1,10 @@
 """The game driver (issue 11): one ``Table`` for deals, dealer rotation, hands, matches and
 rewards, under the PettingZoo env, self-play training and evaluation alike.
 
-The last section plays the same seeded games through the PettingZoo env and through the
-training vector env and asserts identical observations, masks and rewards; it is written as
-recorders of a learner team's trajectory, so that any vector env built on the driver can add its
-own recorder and be held to the same games.
+The last section plays the same seeded games through the PettingZoo env, the training vector env,
+the public vector env and the Gymnasium env, and asserts identical observations, masks and
+rewards; it is written as recorders of a learner's trajectory, so that any env built on the
+driver can add its own recorder and be held to the same games.
 """
 
 from __future__ import annotations
@@ -266,12 +266,17 @@ def _policy(obs: np.ndarray, mask: np.ndarray) -> int:
     return int(legal[int(obs.sum() * 7919) % len(legal)])
 
 
-def record_pettingzoo(seed: int, episode: str, reward: str, teams: list[int], policy: Callable) -> list[list[Step]]:
+def record_pettingzoo(
+    seed: int, episode: str, reward: str, teams: list[int], policy: Callable, seats: list[int] | None = None
+) -> list[list[Step]]:
+    """The learner plays team ``teams[k]`` in episode k (or, with ``seats``, only seat ``seats[k]``,
+    its partner played by ``heuristic`` like the other team)."""
     e = env(episode=episode, reward=reward)
     u = e.unwrapped
     heuristic = HeuristicAgent()
     out = []
     for k, team in enumerate(teams):
+        mine = (team, team + 2) if seats is None else (seats[k],)
         e.reset(seed=seed if k == 0 else None)  # later episodes continue the seeded generator
         steps: list[list] = []
         last_seat = -1
@@ -281,7 +286,7 @@ def record_pettingzoo(seed: int, episode: str, reward: str, teams: list[int], po
             if term or trunc:
                 e.step(None)
                 continue
-            if seat % 2 == team:
+            if seat in mine:
                 steps.append([obs["observation"], obs["action_mask"].astype(bool), 0.0, False])
                 action, last_seat = policy(obs["observation"], obs["action_mask"]), seat
             else:
@@ -322,6 +327,65 @@ def record_selfplay(seed: int, episode: str, reward: str, count: int, policy: Ca
     return out, teams[:count]
 
 
+def record_vector(
+    seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "team"
+) -> tuple[list, list[int]]:
+    """The public vector env (``baloot_env.vector``), heuristic on the other seats; the learner's
+    team or seat is drawn per episode. Returns the trajectories and the drawn positions."""
+    from baloot_env.vector import BalootVecEnv
+
+    venv = BalootVecEnv(1, learner=learner, opponents=HeuristicAgent(), episode=episode, reward=reward, seed=seed)
+    game = venv.games[0]
+    game.table.deals = DealSource(np.random.default_rng(seed))  # deal as env.reset(seed=seed) does
+    obs = venv.reset()
+    place = lambda: game.learner_team if learner == "team" else game.learner_seat  # noqa: E731
+    out, places, steps = [], [place()], []
+    while len(out) < count:
+        mask = venv.action_masks()[0]
+        steps.append([obs[0], mask, 0.0, False])
+        obs, rewards, dones, infos = venv.step(np.array([policy(obs[0], mask)]))
+        steps[-1][2], steps[-1][3] = float(rewards[0]), bool(dones[0])
+        if dones[0]:
+            steps.append([infos[0]["terminal_observation"]])
+            out.append(steps)
+            steps = []
+            places.append(place())
+    return out, places[:count]
+
+
+def record_gym(seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "seat") -> tuple[list, list[int]]:
+    """The Gymnasium env (``baloot_env.single``) at a fixed place: ``reset(seed=seed)`` deals as the
+    PettingZoo env's ``reset(seed=seed)``, and later resets continue its generator."""
+    from baloot_env.single import BalootEnv
+
+    place = seed % (2 if learner == "team" else 4)
+    e = BalootEnv(opponents=HeuristicAgent(), learner=learner, position=place, episode=episode, reward=reward)
+    out = []
+    for k in range(count):
+        obs, _ = e.reset(seed=seed if k == 0 else None)
+        steps, done = [], False
+        while not done:
+            mask = e.action_masks()
+            assert np.array_equal(mask, obs["action_mask"].astype(bool))
+            steps.append([obs["observation"], mask, 0.0, False])
+            obs, r, done, truncated, info = e.step(policy(obs["observation"], obs["action_mask"]))
+            assert not truncated and "illegal_action" not in info
+            steps[-1][2], steps[-1][3] = r, done
+        steps.append([obs["observation"]])
+        out.append(steps)
+    return out, [place] * count
+
+
+def _record(way: str, seed: int, episode: str, reward: str, count: int) -> tuple[list, list[int], bool]:
+    """A recorder's trajectories, the learner's places and whether a place is a seat."""
+    if way == "selfplay":
+        return (*record_selfplay(seed, episode, reward, count, _policy), False)
+    kind, learner = way.split("_")
+    recorder = record_vector if kind == "vector" else record_gym
+    return (*recorder(seed, episode, reward, count, _policy, learner), learner == "seat")
+
+
+@pytest.mark.parametrize("way", ["selfplay", "vector_team", "vector_seat", "gym_seat", "gym_team"])
 @pytest.mark.parametrize(
     ("episode", "reward", "seed", "count"),
     [
@@ -332,12 +396,14 @@ def record_selfplay(seed: int, episode: str, reward: str, count: int, policy: Ca
         ("match", "win", 4, 1),
     ],
 )
-def test_pettingzoo_env_and_selfplay_vector_env_play_the_same_games(episode, reward, seed, count):
-    """The same seeded deals and the same actions (a deterministic learner; heuristic opponents)
-    give the learner team identical observations, masks, rewards and episode ends (and terminal
-    observations) through the PettingZoo env and through the self-play vector env."""
-    sp, teams = record_selfplay(seed, episode, reward, count, _policy)
-    pz = record_pettingzoo(seed, episode, reward, teams, _policy)
+def test_pettingzoo_env_and_the_vector_envs_play_the_same_games(way, episode, reward, seed, count):
+    """The same seeded deals and the same actions (a deterministic learner; heuristic on the other
+    seats) give the learner identical observations, masks, rewards and episode ends (and terminal
+    observations) through the PettingZoo env and through the self-play vector env, the public
+    vector env (learner team or seat) and the Gymnasium env (seat or team)."""
+    sp, places, seat_mode = _record(way, seed, episode, reward, count)
+    teams = [p % 2 for p in places]
+    pz = record_pettingzoo(seed, episode, reward, teams, _policy, seats=places if seat_mode else None)
     assert len(pz) == len(sp) == count
     decisions = rewarded = 0
     for a, b in zip(pz, sp, strict=True):
@@ -348,6 +414,6 @@ def test_pettingzoo_env_and_selfplay_vector_env_play_the_same_games(episode, rew
             decisions += 1
             rewarded += sa[2] != 0
         assert np.array_equal(a[-1][0], b[-1][0])  # the terminal observation
-    assert decisions > 50 and rewarded >= 1
+    assert decisions > (20 if seat_mode else 50) and rewarded >= 1
     if episode == "match":
         assert rewarded >= (3 if reward == "diff" else 1)  # every hand pays in diff mode
