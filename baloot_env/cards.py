@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from baloot_env.seats import NUM_SEATS  # noqa: F401 (re-exported: cards.NUM_SEATS is public)
+from baloot_env.seats import NUM_SEATS as NUM_SEATS  # re-exported: cards.NUM_SEATS is public
 
 NUM_CARDS = 32
 NUM_SUITS = 4

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import random
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     totals = [0, 0]
     for h in range(args.hands):
         e.reset(seed=args.seed + h)
-        result = None
+        result: dict[str, Any] = {"score": [0, 0]}  # a hand always ends with a hand_result (R11.4)
         for _agent in e.agent_iter():
             obs, _, term, trunc, info = e.last()
             result = info.get("hand_result", result)
@@ -37,7 +38,9 @@ def main(argv: list[str] | None = None) -> None:
         print(render_hand(e.unwrapped.hand))
         totals[0] += result["score"][0]
         totals[1] += result["score"][1]
-    print(f"\n{args.hands} hands played; total score team 0 (seats 0, 2): {totals[0]}, team 1 (seats 1, 3): {totals[1]}")
+    print(
+        f"\n{args.hands} hands played; total score team 0 (seats 0, 2): {totals[0]}, team 1 (seats 1, 3): {totals[1]}"
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ class MatchResult:
     score: tuple[int, int]
     reason: str  # "target", "hands", "gahwa" or "cap"
 
-    def to_info(self) -> dict:
+    def to_info(self) -> dict[str, Any]:
         return {"winner": self.winner, "score": list(self.score), "reason": self.reason}
 
 
@@ -162,7 +162,7 @@ def _tuples(x: Any) -> Any:
     return tuple(_tuples(v) for v in x) if isinstance(x, list) else x
 
 
-def _result_from_info(info: dict) -> HandResult:
+def _result_from_info(info: dict[str, Any]) -> HandResult:
     """``HandResult.to_info()`` back to the result (its lists as the tuples they were)."""
     res = HandResult(**{f.name: _tuples(info[f.name]) for f in fields(HandResult)})
     if res.to_info() != info:

@@ -73,7 +73,11 @@ OTHER_PIECES = (
     Piece("trick_leader", 4, "one-hot relative seat that led the current trick"),
     Piece("trick_winning", 4, "one-hot relative seat winning the current trick as it stands"),
     Piece("voids", 16, "per relative seat, suits S H D C it is known to lack (R5.2, R5.4)"),
-    Piece("project_kinds", 16, "per relative seat, counts/2 of sira, fifty, hundred, four hundred (mine always, others once public)"),
+    Piece(
+        "project_kinds",
+        16,
+        "per relative seat, counts/2 of sira, fifty, hundred, four hundred (mine always, others once public)",
+    ),
     Piece("baloot", 4, "one-hot relative seat that announced the baloot (R6.5)"),
     Piece("match_mode", 3, "one-hot: single hand episode, target 152 (R8.1), fixed hands (R8.2)"),
     Piece("tricks_won", 2, "tricks won / 8: my team, their team"),
@@ -312,7 +316,9 @@ def encode_state(state: HandState, match: MatchContext | None = None) -> np.ndar
     out = np.zeros(STATE_SIZE, dtype=np.float32)
     out[:OBS_SIZE] = encode(state, 0, match)
     start = _STATE_OFFSETS["hand_seat_0"]
-    out[start : start + NUM_SEATS * NUM_CARDS] = np.unpackbits(np.array(state.hands, dtype="<u4").view(np.uint8), bitorder="little")
+    out[start : start + NUM_SEATS * NUM_CARDS] = np.unpackbits(
+        np.array(state.hands, dtype="<u4").view(np.uint8), bitorder="little"
+    )
     if state.phase == BIDDING:  # the stock is dealt when the contract is settled (R2.3)
         base = _STATE_OFFSETS["stock_order"]
         for position, card in enumerate(state.deal.stock):

@@ -144,9 +144,7 @@ def project_winner(projects: list[list[Project]], dealer: int) -> int | None:
     return best_team
 
 
-def scoring_projects(
-    projects: list[list[Project]], dealer: int, tricks: list[int], hokum: bool
-) -> list[list[int]]:
+def scoring_projects(projects: list[list[Project]], dealer: int, tricks: list[int], hokum: bool) -> list[list[int]]:
     """Per team, the values of its own projects that score (R6.3, R6.4)."""
     out: list[list[int]] = [[], []]
     team = project_winner(projects, dealer)

@@ -32,13 +32,15 @@ SECTIONS = {"actions": action_table_markdown, "observation": observation_table_m
 def render_readme(text: str) -> str:
     """``text`` with every generated section replaced by the current tables."""
     for name, make in SECTIONS.items():
-        pattern = re.compile(
-            rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.DOTALL
-        )
+        pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.DOTALL)
         if not pattern.search(text):
             raise ValueError(f"README has no generated section {name!r}")
         table = make()
-        text = pattern.sub(lambda m, table=table: m.group(1) + table + "\n" + m.group(2), text)
+
+        def fill(m: re.Match[str], table: str = table) -> str:
+            return m.group(1) + table + "\n" + m.group(2)
+
+        text = pattern.sub(fill, text)
     return text
 
 

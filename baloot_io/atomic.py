@@ -40,7 +40,7 @@ def _create_temp(folder: Path, name: str) -> tuple[int, str]:
     raise FileExistsError(f"could not create a temporary file for {folder / name}")
 
 
-def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (creating the folder if needed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,12 +57,12 @@ def write_bytes_atomic(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write UTF-8 text atomically."""
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-def write_json_atomic(path: str | os.PathLike, data: Any) -> None:
+def write_json_atomic(path: str | os.PathLike[str], data: Any) -> None:
     """Write JSON atomically (indented, newline-terminated)."""
     write_text_atomic(path, json.dumps(data, indent=1) + "\n")
 
@@ -79,14 +79,14 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temps(folder: str | os.PathLike) -> list[Path]:
+def remove_stale_temps(folder: str | os.PathLike[str]) -> list[Path]:
     """Remove the temporary files that killed atomic writes left in ``folder`` and below.
 
     A temporary file whose writer (the pid in its name) is still running on this machine is
     kept; so is anything not named like one. Call it where no other machine writes (a run
     directory under its run lock). Returns the files removed.
     """
-    removed = []
+    removed: list[Path] = []
     root = Path(folder)
     if not root.is_dir():
         return removed

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from baloot_io.atomic import write_text_atomic
 from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import DealError
+from baloot_io.atomic import write_text_atomic
 
 FORMAT = "baloot-deal-set-1"
 DEALS_DIR: Traversable = resources.files("eval") / "deals"  # the committed sets, shipped as package data

@@ -62,7 +62,6 @@ def test_a_killed_writers_temporary_file_is_removed(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["checkpoints", mine.name, "notes.tmp"])
 
 
-
 def test_the_old_module_path_still_imports():
     """``baloot_env.atomic`` moved to ``baloot_io.atomic`` (issue 15); the old path re-exports it."""
     import baloot_env.atomic

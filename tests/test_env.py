@@ -300,7 +300,11 @@ def test_hidden_cards_never_leak():
         projects_differ += t.projects != s.projects
         baloot_differs += t.baloot_seat != s.baloot_seat
     assert checked > 500
-    assert stock_differs > 20 and projects_differ > 10 and baloot_differs > 3, (stock_differs, projects_differ, baloot_differs)
+    assert stock_differs > 20 and projects_differ > 10 and baloot_differs > 3, (
+        stock_differs,
+        projects_differ,
+        baloot_differs,
+    )
 
 
 def test_observation_is_relative_per_seat():

@@ -299,7 +299,9 @@ def run_playout() -> Playout:
                 elif s.phase == DOUBLING:
                     names = {action_name(a) for a in legal}
                     ok = names == {"pass", NEXT_RAISE[s.level]}  # R4.1, R4.2
-                    p.check("r4", ok, where, lambda names=names: f"legal {sorted(names)} at level {s.level}")
+                    p.check(
+                        "r4", ok, where, lambda names=names, level=s.level: f"legal {sorted(names)} at level {level}"
+                    )
             s.apply(biased_action(rng, s))
             step += 1
         where = f"hand {i} end"

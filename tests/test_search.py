@@ -23,7 +23,7 @@ from agents.search import SearchAgent, SearchConfig, SearchConfigError, build_wo
 from baloot_env import DONE, PLAY, HandState, random_deal
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import parse_deal
-from baloot_env.errors import DealError, IllegalActionError
+from baloot_env.errors import IllegalActionError
 from eval.duplicate import play_deal
 
 

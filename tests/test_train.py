@@ -115,7 +115,9 @@ def test_privileged_critic_reads_hidden_hands_only_in_value():
 
 # ---------------------------------------------------------------------- self-play rewards
 def _pool(seed=0, **weights) -> OpponentPool:
-    cfg = OpponentConfig(**{"self_weight": 0.0, "champion_weight": 0.0, "heuristic_weight": 1.0, "random_weight": 1.0, **weights})
+    cfg = OpponentConfig(
+        **{"self_weight": 0.0, "champion_weight": 0.0, "heuristic_weight": 1.0, "random_weight": 1.0, **weights}
+    )
     return OpponentPool(cfg, NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)), seed)
 
 
@@ -361,7 +363,9 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
 
     cfg = PretrainConfig(positions=90, workers=2)  # 8 chunks of 11-12 positions, seeds 4..11
     a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
-    assert all(np.array_equal(x, y) for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True), strict=True))
+    assert all(
+        np.array_equal(x, y) for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True), strict=True)
+    )
     first = collect(12, 4, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 0
     last = collect(11, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
     assert np.array_equal(a[0][:12], first[0]) and np.array_equal(a[2][-11:], last[2])
@@ -399,7 +403,9 @@ def test_batched_observations_equal_each_games_own_encoding_and_privileged_hands
             assert np.array_equal(obs[i, :OBS_SIZE], encode(g.hand, seat))
             for k in range(4):  # me, next, partner, previous: 32 bits each (R1.2 ids)
                 hand = g.hand.hands[(seat + k) % 4]
-                assert [c for c in range(32) if obs[i, OBS_SIZE + 32 * k + c]] == [c for c in range(32) if hand >> c & 1]
+                assert [c for c in range(32) if obs[i, OBS_SIZE + 32 * k + c]] == [
+                    c for c in range(32) if hand >> c & 1
+                ]
             assert np.array_equal(masks[i], action_mask(g.hand, seat).astype(bool))
         venv.step_async(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
         obs, *_ = venv.step_wait()

@@ -33,15 +33,34 @@ from train.trainer import BalootPPO
 # at 256 and 512 (the unkilled fixture checks that the matrix exercises both).
 KILL_CFG = {
     "seed": 2,
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 512,
-            "learning_rate": 3e-4, "ent_coef": 0.01},  # fmt: skip
+    "ppo": {
+        "n_envs": 4,
+        "n_steps": 32,
+        "batch_size": 64,
+        "n_epochs": 1,
+        "total_steps": 512,
+        "learning_rate": 3e-4,
+        "ent_coef": 0.01,
+    },  # fmt: skip
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16], "privileged_critic": False},
-    "opponents": {"self_weight": 0.25, "champion_weight": 0.5, "heuristic_weight": 0.25, "random_weight": 0.0,
-                  "snapshot_every": 128},  # fmt: skip
+    "opponents": {
+        "self_weight": 0.25,
+        "champion_weight": 0.5,
+        "heuristic_weight": 0.25,
+        "random_weight": 0.0,
+        "snapshot_every": 128,
+    },  # fmt: skip
     "log_every": 128,
     "checkpoint_every": 256,
-    "eval": {"every": 128, "deals": 4, "deal_set": "small", "final_deals": 2, "final_deal_set": "small", "workers": 1,
-             "promote": True},  # fmt: skip
+    "eval": {
+        "every": 128,
+        "deals": 4,
+        "deal_set": "small",
+        "final_deals": 2,
+        "final_deal_set": "small",
+        "workers": 1,
+        "promote": True,
+    },  # fmt: skip
     "pretrain": {"positions": 200, "epochs": 1, "workers": 1, "augment": False},
 }
 
@@ -186,7 +205,11 @@ def _kill(phase: str) -> tuple[object, str, object]:
     if phase == "promotion_pointer_moved":  # at 384: the pointer written, the history not yet
         return eval.promote, "_append_line_atomic", _kill_before_call(eval.promote._append_line_atomic, 3)
     if phase == "checkpoint_write":  # at 256: step_256.pt written, ``latest`` still names step 0
-        return train.checkpoint, "write_text_atomic", _kill_before_call_named(train.checkpoint.write_text_atomic, "latest", 2)
+        return (
+            train.checkpoint,
+            "write_text_atomic",
+            _kill_before_call_named(train.checkpoint.write_text_atomic, "latest", 2),
+        )
     raise ValueError(phase)
 
 
@@ -195,7 +218,9 @@ PHASES = ["ppo_rollout", "ppo_update", "periodic_evaluation", "promotion_copied"
 
 
 @pytest.mark.parametrize("phase", PHASES)
-def test_a_run_killed_in_any_phase_resumes_to_the_same_weights(tmp_path, monkeypatch, promote_on_difference, unkilled, phase):
+def test_a_run_killed_in_any_phase_resumes_to_the_same_weights(
+    tmp_path, monkeypatch, promote_on_difference, unkilled, phase
+):
     from train.run import run_training
 
     obj, attr, replacement = _kill(phase)
@@ -208,7 +233,9 @@ def test_a_run_killed_in_any_phase_resumes_to_the_same_weights(tmp_path, monkeyp
     _same(_outcome(run_dir), unkilled)
 
 
-def test_a_run_killed_in_its_warm_start_is_started_again_to_the_same_weights(tmp_path, monkeypatch, promote_on_difference, unkilled):
+def test_a_run_killed_in_its_warm_start_is_started_again_to_the_same_weights(
+    tmp_path, monkeypatch, promote_on_difference, unkilled
+):
     """No checkpoint exists before PPO starts: ``--resume`` says so and names the command that
     starts the run again; the same config and seed then give the same run."""
     from train.__main__ import main
@@ -244,7 +271,9 @@ def test_a_second_run_in_a_live_run_dir_is_refused_and_touches_nothing(tmp_path,
 
     small = {**KILL_CFG, "pretrain": {"positions": 0}, "ppo": {**KILL_CFG["ppo"], "total_steps": 0}}
     cfg = _write_config(tmp_path, small)
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, cfg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, cfg], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "holding"
         run_dir = tmp_path / "run"
@@ -379,7 +408,9 @@ def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
     from train.trainer import net_spec
 
     d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
-    d.update(pretrain={"positions": 0}, eval={"every": 0, "promote": False, "final_deals": 2, "final_deal_set": "small"})
+    d.update(
+        pretrain={"positions": 0}, eval={"every": 0, "promote": False, "final_deals": 2, "final_deal_set": "small"}
+    )
     d["ppo"]["total_steps"] = 128
     save_bundle(tmp_path / "start", BalootNet(net_spec(config_from_dict(d))), name="start")
     d["init_from"] = str(tmp_path / "start")

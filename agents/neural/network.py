@@ -30,6 +30,8 @@ def privileged_input(hands: list[list[int]]) -> np.ndarray:
     hand masks (me, next, partner, previous; R1.2 card ids as bits), 32 bits per hand."""
     rows = np.asarray(hands, dtype="<u4").reshape(-1, NUM_SEATS)
     return np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+
+
 NUM_BID_ACTIONS = NUM_CALL_ACTIONS  # the bidding head: pass, the calls and the raises (R9)
 MASKED_LOGIT = -1e8
 
@@ -79,8 +81,12 @@ class BalootNet(nn.Module):
         self.spec = spec
         self.trunk = _mlp([spec.obs_size, *spec.trunk])
         width = spec.trunk[-1]
-        self.card_head = nn.Sequential(nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_CARD_ACTIONS))
-        self.bid_head = nn.Sequential(nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_BID_ACTIONS))
+        self.card_head = nn.Sequential(
+            nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_CARD_ACTIONS)
+        )
+        self.bid_head = nn.Sequential(
+            nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_BID_ACTIONS)
+        )
         value_in = width + (PRIVILEGED_SIZE if spec.privileged_critic else 0)
         self.value_body = _mlp([value_in, *spec.value_hidden])
         self.value_out = nn.Linear(spec.value_hidden[-1] if spec.value_hidden else value_in, 1)
