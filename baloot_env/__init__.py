@@ -1,8 +1,10 @@
 """baloot_env: the Baloot rules engine (docs/RULES.md), its game driver and its PettingZoo environment.
 
-The engine (``cards``, ``deal``, ``rules``, ``hand``, ``projects``, ``scoring``, ``results``,
-``match``), the rewards (``rewards``) and the game driver (``driver.Table``, which every game
-loop runs through: the environment, self-play, evaluation) import only the standard library,
+The engine (``cards``, ``seats``, ``deal``, ``rules``, ``actions``, ``hand`` with one module per
+phase: ``bidding``, ``doubling``, ``play``, ``inference`` and the saved form ``hand_io``;
+``projects``, ``scoring``, ``results``, ``match``), the rewards (``rewards``) and the game driver
+(``driver.Table``, which every game loop runs through: the environment, self-play, evaluation)
+import only the standard library,
 and so does this package: ``import baloot_env`` or ``import baloot_env.hand`` works without
 numpy, gymnasium or pettingzoo. The environment (``env``, ``raw_env``: gymnasium and
 pettingzoo) and the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy) are imported
