@@ -6,6 +6,7 @@ import math
 import os
 from typing import Any
 
+from baloot_env.seats import other_team
 from baloot_io.atomic import write_json_atomic, write_text_atomic  # noqa: F401 (re-exported: import them from baloot_io)
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord
@@ -20,7 +21,7 @@ def _side_stats(records: list[DealRecord], side: str) -> dict[str, Any]:
     called = made = doubled = kaboot = 0
     for rec in records:
         for table, tr in enumerate(rec.tables):
-            team = table if side == "A" else 1 - table  # A is team 0 at table 1, team 1 at table 2
+            team = table if side == "A" else other_team(table)  # A is team 0 at table 1, team 1 at table 2
             if tr.caller_team == team:
                 called += 1
                 made += bool(tr.callers_won)
