@@ -155,7 +155,9 @@ class Trainer:
         tensorboard's HPARAMS tab, with the development evaluation and the self-play reward as its
         metrics (tags written later by the run)."""
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
-        hparams = flat_hparams(to_dict(self.cfg))
+        config = to_dict(self.cfg)
+        config["env"]["rules"] = RuleConfig.from_dict(self.cfg.env.rules).to_dict()  # every variant, defaults too
+        hparams = flat_hparams(config)
         self.model.logger.record("hparams", HParam(hparams, metrics), exclude=("stdout", "log", "json", "csv"))
         self.model.logger.dump(0)
 
