@@ -95,13 +95,13 @@ def test_hand_episodes_equal_the_engine(i, rules):
         rules,
         "hand",
         num_games=16,
-        hands=600,
+        hands=500,
         seed=1000 + i,
         auto_reset=i % 2 == 0,  # off: the done phase is compared too
         queued_deals=2 if i % 3 == 0 else 0,
         reward=REWARDS[i % len(REWARDS)],
     )
-    assert stats.hands >= 600 and stats.decisions > 16 * 600
+    assert stats.hands >= 500 and stats.decisions > 16 * 500
     assert stats.thrown_in > 0 and stats.hands - stats.thrown_in > 100
 
 
@@ -112,14 +112,14 @@ def test_matches_equal_the_engine(i, rules):
         rules,
         "match",
         num_games=16,
-        hands=800,
+        hands=600,
         seed=2000 + i,
         auto_reset=i % 2 == 1,
         queued_deals=3 if i % 3 == 1 else 0,
         reward=REWARDS[(i + 1) % len(REWARDS)],
         dealers="rotate" if i % 4 == 1 else "given",
     )
-    assert stats.matches >= 16, stats
+    assert stats.matches >= 12, stats
 
 
 def test_cap_ends_a_match_of_thrown_in_deals():
@@ -157,7 +157,7 @@ rules_strategy = st.builds(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**31 - 1),
     rules=rules_strategy,
