@@ -7,8 +7,9 @@ phase: ``bidding``, ``doubling``, ``play``, ``inference`` and the saved form ``h
 import only the standard library,
 and so does this package: ``import baloot_env`` or ``import baloot_env.hand`` works without
 numpy, gymnasium or pettingzoo. The environment (``env``, ``raw_env``: gymnasium and
-pettingzoo) and the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy) are imported
-on first use.
+pettingzoo), the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy), the Gymnasium
+env ``BalootEnv`` and the vector env ``BalootVecEnv`` (stable-baselines3) are imported on first
+use.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ _LAZY = {
     "raw_env": "baloot_env.env",
     "OBS_SIZE": "baloot_env.observation",
     "OBS_VERSION": "baloot_env.observation",
+    # The ways in besides ``env``: the Gymnasium env (gymnasium) and the vector env
+    # (stable-baselines3, the ``train`` extra; so it stays out of ``__all__``).
+    "BalootEnv": "baloot_env.single",
+    "BalootVecEnv": "baloot_env.vector",
 }
 
 __all__ = [

@@ -110,3 +110,23 @@ def test_maskable_ppo_trains_a_few_thousand_steps():
     model, illegal = _train(4096)
     assert model.num_timesteps >= 4096 and illegal == 0  # the masks reach MaskablePPO
     assert len(model.ep_info_buffer) == 100  # SB3 keeps the last 100 episodes: hundreds ended
+
+
+def test_the_gymnasium_env_needs_neither_torch_nor_stable_baselines3():
+    """Only the vector env needs SB3 (the ``train`` extra); ``import baloot_env`` needs neither."""
+    from test_imports import run_without
+
+    code = """
+    import baloot_env
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(baloot_env.BalootEnv(opponents="heuristic"), skip_render_check=True)
+    try:
+        baloot_env.BalootVecEnv
+    except ImportError as e:
+        assert e.name.partition(".")[0] in ("stable_baselines3", "torch"), e
+    else:
+        raise AssertionError("the vector env imported without stable-baselines3?")
+    print("OK")
+    """
+    run_without(("torch", "stable_baselines3", "sb3_contrib"), code)
