@@ -109,6 +109,20 @@ def test_env_is_the_driver_game_turn_by_turn():
     assert hands >= 1 and steps > 30
 
 
+def test_every_sub_env_of_every_env_runner_deals_its_own_cards():
+    """RLlib seeds sub-env i of EnvRunner w with (seed + w + i), so runners overlap; the env puts
+    the runner's index in, and no two sub-envs of a run play the same deals."""
+    from ray.rllib.env.env_context import EnvContext
+
+    firsts = set()
+    for w in range(4):  # 0: the driver's own runner (no remote ones)
+        for i in range(4):
+            env = BalootMultiAgentEnv(EnvContext({"seed": 1}, worker_index=w, vector_index=i))
+            env.reset(seed=100 + w + i)
+            firsts.add(env.table.hand.deal.to_dict().__repr__())
+    assert len(firsts) == 16
+
+
 # ---------------------------------------------------------------------------------- the module
 def test_module_is_balootnet_weight_for_weight():
     """Masked logits and values of the RLModule are BalootNet's with the same weights (the mask

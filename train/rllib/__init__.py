@@ -8,6 +8,7 @@ modules of this package:
 - ``module``: ``BalootRLModule`` (our ``BalootNet`` as an RLModule) and the rule agents' modules;
 - ``league``: the policy mapping (learner vs snapshots, champions, heuristic, random) and the
   EnvRunner callbacks;
+- ``algorithm``: Ray (a cluster or a private local one) and the RLlib PPO ``Algorithm``;
 - ``checkpoint``: run checkpoints, and a checkpoint's ``main`` module as a policy bundle (no Ray
   needed);
 - ``backend``: the training run (``RLlibTrainer``, ``run_rllib_training``).

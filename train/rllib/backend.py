@@ -19,9 +19,7 @@ run is not bit-identical to an unbroken one: RLlib's samplers are not reseeded m
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-import math
 import os
 import random
 import sys
@@ -32,18 +30,15 @@ from typing import Any
 import numpy as np
 import ray
 import torch
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from torch.utils.tensorboard import SummaryWriter
 
-from agents.network import BalootNet, NetSpec
-from baloot_env.observation import OBS_SIZE
+from agents.network import BalootNet
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.checkpoint import RunLock
 from train.config import ConfigError, save_config, to_dict
 from train.evaluation import promotion_state, restore_promotion_state
+from train.rllib.algorithm import build_algorithm, connect_ray, module_specs, net_spec
 from train.rllib.checkpoint import (
     checkpoint_to_bundle,
     latest_checkpoint,
@@ -52,9 +47,8 @@ from train.rllib.checkpoint import (
     save_checkpoint,
 )
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
-from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
-from train.rllib.league import MAIN, LeagueCallbacks, LeagueMapping, champion_id, selfplay_stats, snapshot_id
-from train.rllib.module import BalootRLModule, FrozenBalootRLModule, HeuristicRLModule, RandomRLModule, init_like_sb3
+from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
+from train.rllib.module import init_like_sb3
 
 LOSSES = {"policy_loss": "policy_gradient_loss", "vf_loss": "value_loss", "mean_kl_loss": "approx_kl",
           "vf_explained_var": "explained_variance"}  # RLlib's name -> the SB3 backend's tag  # fmt: skip
@@ -62,78 +56,6 @@ LOSSES = {"policy_loss": "policy_gradient_loss", "vf_loss": "value_loss", "mean_
 
 def _log(msg: str) -> None:
     print(f"[train rllib {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def net_spec(cfg: RLlibTrainConfig) -> NetSpec:
-    n = cfg.net
-    return NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
-                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
-
-
-def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
-    """Join the cluster at ``address`` ("auto" or HOST:PORT), or start a private local Ray sized
-    for the config's EnvRunners and Learners. Returns True when this process started Ray.
-
-    A Ray already initialised in this process (a test, a notebook) is used as it is.
-    """
-    if ray.is_initialized():
-        return False
-    if address:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning")
-        return False
-    r = cfg.rllib
-    cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
-    ray.init(address="local", num_cpus=max(1, math.ceil(cpus)), object_store_memory=r.object_store_mb * 2**20,
-             include_dashboard=False, log_to_driver=False, logging_level="warning")  # fmt: skip
-    return True
-
-
-def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLModuleSpec]:
-    """The module of every id the league may name (``main``, snapshots, champions, rule agents)."""
-    obs_space = observation_space(cfg.net.privileged_critic, league.heuristic)
-    act_space = BalootMultiAgentEnv({"heuristic": False}).action_spaces[AGENTS[0]]
-    net = {"net": net_spec(cfg).to_dict()}
-    specs = {}
-    for mid in league.modules():
-        cls = {MAIN: BalootRLModule, "heuristic": HeuristicRLModule, "random": RandomRLModule}.get(
-            mid, FrozenBalootRLModule
-        )
-        specs[mid] = RLModuleSpec(
-            module_class=cls, observation_space=obs_space, action_space=act_space, model_config=net
-        )
-    return specs
-
-
-def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
-    """RLlib PPO for this config (the mapping of the shared keys is in ``train.rllib.config``)."""
-    r, p, e = cfg.rllib, cfg.ppo, cfg.env
-    env_config = {"episode": e.episode, "reward": e.reward, "reward_scale": e.reward_scale, "match_bonus": e.match_bonus,
-                  "rules": e.rules, "privileged": cfg.net.privileged_critic, "heuristic": league.heuristic,
-                  "seed": cfg.seed + 2000}  # fmt: skip
-    specs = module_specs(cfg, league)
-    learners = max(1, r.num_learners)
-    config = (
-        PPOConfig()
-        # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
-        .environment(BalootMultiAgentEnv, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
-                     num_cpus_per_env_runner=r.num_cpus_per_env_runner, rollout_fragment_length="auto",
-                     sample_timeout_s=r.sample_timeout_s)
-        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
-                  num_gpus_per_learner=r.num_gpus_per_learner)
-        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners, minibatch_size=p.batch_size,
-                  num_epochs=p.n_epochs, lr=p.learning_rate, gamma=p.gamma, lambda_=p.gae_lambda,
-                  clip_param=p.clip_range, entropy_coeff=p.ent_coef, vf_loss_coeff=p.vf_coef,
-                  grad_clip=p.max_grad_norm, grad_clip_by="global_norm", use_kl_loss=True, kl_coeff=0.0,
-                  vf_clip_param=float("inf"))
-        .callbacks(functools.partial(LeagueCallbacks, torch_threads=cfg.torch_threads))
-        .fault_tolerance(restart_failed_env_runners=r.restart_failed_env_runners,
-                         max_num_env_runner_restarts=r.max_env_runner_restarts)
-        .debugging(seed=cfg.seed, log_level="ERROR")
-    )  # fmt: skip
-    return config.build_algo()
 
 
 class RLlibTrainer:

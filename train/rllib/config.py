@@ -22,12 +22,11 @@ This module imports neither Ray nor torch, so configs are checked without them.
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from dataclasses import dataclass, field
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any
 
 import yaml
 
@@ -151,9 +150,3 @@ def rllib_config_help(width: int = 100) -> str:
         lines.append(f"{left:<40}{text[0]}" if len(left) < 40 else f"{left}\n{'':40}{text[0]}")
         lines.extend(" " * 40 + t for t in text[1:])
     return "\n".join(lines)
-
-
-def rllib_fields() -> list[str]:
-    """The dotted keys of the ``rllib`` section (tests compare them with the YAML)."""
-    hints = get_type_hints(RLlibTrainConfig)
-    return [f"rllib.{f.name}" for f in dataclasses.fields(hints["rllib"])]

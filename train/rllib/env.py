@@ -32,8 +32,9 @@ read by the self-play statistics (``train.rllib.league``).
 
 Arguments (the ``config`` dict RLlib passes): ``episode``, ``reward``, ``reward_scale``,
 ``match_bonus``, ``rules`` (``train.config.EnvConfig`` fields), ``privileged``, ``heuristic``
-and ``seed`` (the deals of a sub-env are drawn from ``seed``, RLlib's worker index and
-vector index unless ``reset(seed=...)`` reseeds).
+and ``seed``. The deals come from the env's generator: ``reset(seed=s)`` makes it
+``default_rng(s)`` (and ``default_rng([s, w])`` in EnvRunner ``w`` >= 1, since RLlib gives its
+runners overlapping seeds).
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         )
         self.privileged = bool(c.get("privileged", False))
         self.heuristic = make_agent("heuristic", int(c.get("seed", 0))) if c.get("heuristic", False) else None
-        # RLlib's EnvContext carries the worker and vector index: distinct deals per sub-env.
-        worker, vector = getattr(config, "worker_index", 0), getattr(config, "vector_index", 0)
-        self.rng = np.random.default_rng([int(c.get("seed", 0)), worker, vector])
+        # RLlib's EnvContext carries the EnvRunner's index (0: the driver's own runner).
+        self.worker = int(getattr(config, "worker_index", 0) or 0)
+        self.rng = np.random.default_rng(
+            [int(c.get("seed", 0)), self.worker, int(getattr(config, "vector_index", 0) or 0)]
+        )
         self.table = Table(self.rules, c.get("episode", "hand"), DealSource(self.rng), self.reward)
         self.agents = self.possible_agents = list(AGENTS)
         space = observation_space(self.privileged, self.heuristic is not None)
@@ -118,8 +121,9 @@ class BalootMultiAgentEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """A new episode: the first deal from this env's generator (R2.4, R11.2)."""
         if seed is not None:
-            self.rng = np.random.default_rng(seed)
-            self.table.deals.rng = self.rng
+            # RLlib seeds sub-env i of EnvRunner w with (run seed + w + i): runners overlap, so the
+            # runner's index goes in too (streams distinct for every (w, i)).
+            self.rng = np.random.default_rng(seed if self.worker == 0 else [seed, self.worker])
         self.table.reset(DealSource(self.rng))
         self._acted = set()
         self._hands = []
