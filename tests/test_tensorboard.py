@@ -44,9 +44,10 @@ def run(tmp_path_factory):
 
 def test_no_figure_is_written_under_two_names(run):
     _, scalars, _, _ = run
-    assert not [t for t in scalars if t.startswith("losses/")]
-    for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction"):
-        assert f"train/{key}" in scalars  # SB3's own tags, and no copy (below)
+    assert not [t for t in scalars if t.startswith("train/")]  # SB3's figures, once, in CleanRL's sections
+    for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "explained_variance"):
+        assert f"losses/{key}" in scalars
+    assert "charts/learning_rate" in scalars
     # figures that change: a single point or a constant (a rate of 0) can agree with another by chance
     tags = sorted(t for t in scalars if len({v for _, v in scalars[t]}) >= 2)
     assert len(tags) > 10

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import HParam, configure
+from stable_baselines3.common.logger import HParam, Logger, configure
 
 from agents.bundle import save_bundle
 from agents.network import NetSpec
@@ -42,11 +42,7 @@ from train.selfplay import SelfPlayVecEnv
 
 
 class BalootPPO(MaskablePPO):
-    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point).
-
-    The update's figures are SB3's own ``train/*`` tags (losses, approx_kl, clip_fraction,
-    explained_variance, learning_rate, ...), written once under that one name.
-    """
+    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point)."""
 
     after_update: Any = None
 
@@ -54,6 +50,35 @@ class BalootPPO(MaskablePPO):
         super().train()
         if self.after_update is not None:
             self.after_update()
+
+
+SETTINGS = frozenset({"learning_rate", "clip_range", "clip_range_vf", "n_updates"})
+
+
+def tag(key: str) -> str:
+    """The one tensorboard tag of a figure SB3 records: ``train/X`` becomes ``losses/X`` (the
+    update's losses, approx_kl, clip_fraction, explained_variance) or ``charts/X`` (learning rate,
+    clip range), CleanRL's sections, the RLlib backend's too; other keys are kept."""
+    section, _, name = key.partition("/")
+    if section != "train":
+        return key
+    return f"{'charts' if name in SETTINGS else 'losses'}/{name}"
+
+
+class TagLogger(Logger):
+    """SB3's logger writing every figure once, under ``tag(key)`` (no ``train/*`` copies)."""
+
+    def record(self, key: str, value: Any, exclude: str | tuple[str, ...] | None = None) -> None:
+        super().record(tag(key), value, exclude)
+
+    def record_mean(self, key: str, value: float | None, exclude: str | tuple[str, ...] | None = None) -> None:
+        super().record_mean(tag(key), value, exclude)
+
+
+def tensorboard_logger(folder: Path) -> TagLogger:
+    """The run's logger: tensorboard event files in ``folder``, tags by ``tag``."""
+    base = configure(str(folder), ["tensorboard"])
+    return TagLogger(base.dir, base.output_formats)
 
 
 def net_spec(cfg: TrainConfig) -> NetSpec:
@@ -138,7 +163,7 @@ class Trainer:
             if not quiet:
                 _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
+        self.model.set_logger(tensorboard_logger(self.run_dir / "tb"))
         self.next_checkpoint = cfg.checkpoint_every
         self.next_snapshot = cfg.opponents.snapshot_every
         self.next_eval = cfg.eval.every if cfg.eval.every > 0 else None
