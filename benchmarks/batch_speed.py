@@ -61,23 +61,25 @@ print(f"{t1 - t0:.3f} {t2 - t1:.3f}")
 """
 
 
-def random_rate(num_games: int, episode: str, seconds: float) -> tuple[float, float]:
-    """(a): decisions/s and hands/s with uniform actions drawn in the kernel."""
+def random_rate(num_games: int, episode: str, seconds: float) -> tuple[float, float, float]:
+    """(a): decisions/s and hands/s with uniform actions drawn in the kernel, then decisions per
+    second of this process's CPU time (the same on a machine shared with other work)."""
     game = BatchGame(num_games, episode=episode, seed=1)
     rng = seed_streams(2, num_games)
     game.random_steps(20, rng)  # warm: kernels loaded, games spread over all phases
     decisions = hands = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         d, h = game.random_steps(100, rng)
         decisions += d
         hands += h
-    elapsed = time.perf_counter() - start
-    return decisions / elapsed, hands / elapsed
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return decisions / elapsed, hands / elapsed, decisions / cpu
 
 
-def observed_rate(num_games: int, episode: str, seconds: float) -> float:
-    """(b): decisions/s writing every acting seat's observation and mask, then stepping."""
+def observed_rate(num_games: int, episode: str, seconds: float) -> tuple[float, float]:
+    """(b): decisions/s writing every acting seat's observation and mask, then stepping; and
+    decisions per second of CPU time."""
     game = BatchGame(num_games, episode=episode, seed=1)
     rng = seed_streams(2, num_games)
     actions = np.zeros(num_games, dtype=np.int64)
@@ -86,14 +88,14 @@ def observed_rate(num_games: int, episode: str, seconds: float) -> float:
         core.sample_uniform(masks, rng, actions)
         game.step(actions)
     decisions = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         for _ in range(20):
             _obs, masks = game.observe()
             core.sample_uniform(masks, rng, actions)
             game.step(actions)
         decisions += 20 * num_games
-    return decisions / (time.perf_counter() - start)
+    return decisions / (time.perf_counter() - start), decisions / (time.process_time() - cpu)
 
 
 def first_use(cache_dir: str) -> tuple[float, float]:
@@ -135,11 +137,13 @@ def main() -> None:
     rows = []
     for episode in ("hand", "match"):
         for n in SIZES:
-            dps, hps = random_rate(n, episode, args.seconds)
-            ops = observed_rate(n, episode, args.seconds)
+            dps, hps, dps_cpu = random_rate(n, episode, args.seconds)
+            ops, ops_cpu = observed_rate(n, episode, args.seconds)
             rows.append((episode, n, dps, hps, ops))
-            print(f"(a) random in kernel, {episode:5} episodes, N={n}: {dps:12,.0f} decisions/s ({hps:,.0f} hands/s)")
-            print(f"(b) observation + mask written, {episode:5}, N={n}: {ops:12,.0f} decisions/s")
+            print(f"(a) random in kernel, {episode:5} episodes, N={n}: {dps:12,.0f} decisions/s "
+                  f"({hps:,.0f} hands/s; {dps_cpu:,.0f} per CPU second)")  # fmt: skip
+            print(f"(b) observation + mask written, {episode:5}, N={n}: {ops:12,.0f} decisions/s "
+                  f"({ops_cpu:,.0f} per CPU second)")  # fmt: skip
     print()
     hands_s, engine_dps = engine_random_play(args.seconds)
     print(f"(c) engine random play (HandState): {engine_dps:,.0f} decisions/s ({hands_s:,.0f} hands/s)")
