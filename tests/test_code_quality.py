@@ -15,17 +15,31 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Files other open issues are rewriting now: linted, their formatting left to their owners
-# (remove a file from this list once it is formatted).
-NOT_YET_FORMATTED = (
-    "benchmarks/train_speed.py",
+# The paths held to the checks: the engine, the file utilities, the agents, evaluation and the
+# tests. Files that other open issues are writing now are left to their owners until they land
+# (drop an entry once its file is clean); train/, table/, examples/ and benchmarks/ come later.
+CHECKED = ("baloot_env", "baloot_io", "agents", "eval", "tests")
+IN_PROGRESS = (
+    "baloot_env/batch",
+    "baloot_env/driver.py",
+    "baloot_env/env.py",
+    "baloot_env/rewards.py",
+    "baloot_env/vector.py",
+    "baloot_env/single.py",
+    "baloot_env/lockstep.py",
     "eval/__main__.py",
-    "tests/test_driver.py",
+    "eval/ray_runner.py",
+    "tests/test_vector_env.py",
+    "tests/test_gym_env.py",
+    "tests/test_examples.py",
     "tests/test_tensorboard.py",
-    "train/augment.py",
-    "train/opponents.py",
-    "train/trainer.py",
+    "tests/test_batch_core.py",
+    "tests/test_table_*.py",
+    "tests/test_rllib.py",
+    "tests/test_ray_eval.py",
+    "tests/test_driver.py",
 )
+EXCLUDES = tuple(a for path in IN_PROGRESS for a in ("--exclude", path))
 
 
 def _run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
@@ -41,14 +55,13 @@ def _tool(module: str) -> None:
 
 def test_ruff_check():
     _tool("ruff")
-    r = _run("ruff", "check", "--no-cache", ".")
+    r = _run("ruff", "check", "--no-cache", *EXCLUDES, *CHECKED)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
 def test_ruff_format():
     _tool("ruff")
-    excludes = [a for f in NOT_YET_FORMATTED for a in ("--exclude", f)]
-    r = _run("ruff", "format", "--check", "--no-cache", *excludes, ".")
+    r = _run("ruff", "format", "--check", "--no-cache", *EXCLUDES, *CHECKED)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

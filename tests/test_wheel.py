@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("baloot_env", "agents", "eval", "train")
+PACKAGES = ("baloot_env", "baloot_io", "agents", "eval", "train")
 
 
 def _run(argv: list, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -77,8 +77,8 @@ def test_the_wheel_holds_the_package_data_and_a_py_typed_in_every_package(built)
 
 
 def test_the_installed_copy_is_imported_not_the_checkout(built):
-    out = _ok(_run([built["python"], "-c", "import baloot_env, agents, eval, train; "
-                    "print('\\n'.join(m.__file__ for m in (baloot_env, agents, eval, train)))"], cwd=built["cwd"]))  # fmt: skip
+    code = f"import importlib; print('\\n'.join(importlib.import_module(p).__file__ for p in {PACKAGES!r}))"
+    out = _ok(_run([built["python"], "-c", code], cwd=built["cwd"]))
     files = [Path(line) for line in out.split()]
     assert len(files) == len(PACKAGES)
     for f in files:
