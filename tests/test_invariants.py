@@ -340,6 +340,7 @@ FAMILIES = [
 ]
 
 
+@pytest.mark.slow  # the shared playout takes about 10 s
 @pytest.mark.parametrize("family", FAMILIES)
 def test_invariant_family_holds(playout, family):
     """Each invariant family was checked many times and never failed."""
@@ -347,6 +348,7 @@ def test_invariant_family_holds(playout, family):
     assert family not in playout.failures, (playout.seen[f"fail:{family}"], playout.failures[family])
 
 
+@pytest.mark.slow  # the shared playout takes about 10 s
 def test_playout_reached_the_interesting_cases(playout):
     """The biased policy really covers both contracts, every level, throw-ins, kaboot, projects."""
     seen = playout.seen

@@ -189,6 +189,7 @@ def _params(trainer) -> list[torch.Tensor]:
     return [p.detach().clone() for p in trainer.model.policy.parameters()]
 
 
+@pytest.mark.slow  # over 10 s on 2 cores
 def test_same_seed_gives_same_first_updates(tmp_path):
     from train.trainer import Trainer
 
@@ -205,6 +206,7 @@ def test_same_seed_gives_same_first_updates(tmp_path):
     assert not all(torch.equal(a, b) for a, b in zip(runs[0], _params(t), strict=True))
 
 
+@pytest.mark.slow  # over 10 s on 2 cores
 def test_killed_run_resumes_from_its_checkpoint_with_the_same_state(tmp_path):
     from train.trainer import Trainer
 
@@ -280,6 +282,7 @@ def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
     assert resumed.steps >= 128
 
 
+@pytest.mark.slow  # over 10 s on 2 cores
 def test_warm_start_labels_come_from_the_named_teacher():
     """pretrain.teacher: labels are that agent's choices (here `search` and `heuristic` differ)."""
     from agents.base import PlayerView  # noqa: F401 (the agents the teachers use)
