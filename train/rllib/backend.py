@@ -48,7 +48,7 @@ from train.rllib.checkpoint import (
 )
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
 from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
-from train.rllib.module import init_like_sb3
+from train.rllib.module import init_like_sb3, net_state
 
 LOSSES = {"policy_loss": "policy_gradient_loss", "vf_loss": "value_loss", "mean_kl_loss": "approx_kl",
           "vf_explained_var": "explained_variance"}  # RLlib's name -> the SB3 backend's tag  # fmt: skip
@@ -121,17 +121,10 @@ class RLlibTrainer:
             self.set_weights(snapshot_id(0), self.net_state())
 
     # ------------------------------------------------------------------ weights
-    def net_state(self) -> dict[str, torch.Tensor]:
-        """The ``main`` module's ``BalootNet`` weights, from the learner."""
-        state = self.algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")["learner"]["rl_module"][MAIN]
-        return {
-            k[len("net.") :]: torch.as_tensor(np.asarray(v)).clone() for k, v in state.items() if k.startswith("net.")
-        }
-
-    def current_net(self) -> BalootNet:
-        net = BalootNet(net_spec(self.cfg))
-        net.load_state_dict(self.net_state())
-        return net
+    def net_state(self, module_id: str = MAIN) -> dict[str, torch.Tensor]:
+        """A module's ``BalootNet`` weights, from the learner (copies)."""
+        component = f"learner/rl_module/{module_id}"
+        return net_state(self.algo.learner_group.get_state(components=component)["learner"]["rl_module"][module_id])
 
     def set_weights(self, module_id: str, net_state: dict[str, torch.Tensor]) -> None:
         """Give module ``module_id`` these ``BalootNet`` weights, in the learner and every EnvRunner.
@@ -217,11 +210,7 @@ class RLlibTrainer:
         # every module's weights to every EnvRunner (RLlib's own sync sends the trained one only)
         for mid in self.league.modules():
             if mid not in ("heuristic", "random"):
-                module = self.algo.learner_group.get_state(components=f"learner/rl_module/{mid}")
-                net = module["learner"]["rl_module"][mid]
-                self.set_weights(
-                    mid, {k[4:]: torch.as_tensor(np.asarray(v)) for k, v in net.items() if k.startswith("net.")}
-                )
+                self.set_weights(mid, self.net_state(mid))
         _log(f"resumed {self.run_dir} at step {self.steps:,} from {ckpt.name}")
 
     # ------------------------------------------------------------------ run

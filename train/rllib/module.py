@@ -139,12 +139,13 @@ class RandomRLModule(_RuleModule):
 
 
 def net_state(module_state: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """``BalootNet`` weights from a ``BalootRLModule`` / ``FrozenBalootRLModule`` state (``net.*``).
+    """``BalootNet`` weights (copies) from a ``BalootRLModule`` / ``FrozenBalootRLModule`` state (``net.*``).
 
     Raises:
         ValueError: the state holds no ``net.`` weights.
     """
-    out = {k[len("net.") :]: torch.as_tensor(np.asarray(v)) for k, v in module_state.items() if k.startswith("net.")}
+    # copies: arrays from the object store are read-only, and the weights must not share memory with the module
+    out = {k[len("net.") :]: torch.from_numpy(np.array(v)) for k, v in module_state.items() if k.startswith("net.")}
     if not out:
         raise ValueError(f"not a Baloot RLModule state: no 'net.' weights among {sorted(module_state)[:5]}")
     return out
