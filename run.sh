@@ -13,7 +13,7 @@ setup() {
     "$PY" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
     "$PY" -m venv .venv
   fi
-  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q --upgrade pip "setuptools>=77"   # the wheel test builds without isolation
   # torch first, pinned: this takes the CPU build; an unpinned torch pulls a multi-GB CUDA build.
   .venv/bin/python -m pip install -q "torch==2.13.0"
   .venv/bin/python -m pip install -q -e ".[train,eval,dev,table]"
