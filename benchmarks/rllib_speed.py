@@ -7,8 +7,8 @@ evaluations, the same opponent mix, one torch thread per process. Each measureme
 trainer first (not timed), then times whole PPO iterations (collection + update) until
 ``--steps`` learner decisions; one process after another on a private Ray with 2 CPUs.
 
-For RLlib it also prints, per iteration, RLlib's own timers: sampling (EnvRunners, in parallel),
-the learner's update, and the weight sync; and with ``--profile``, a cProfile of sampling in the
+For RLlib it also prints, per iteration, the time of sampling (the EnvRunners, in parallel), of
+the learner's update, and the rest (weight sync, metrics); and with ``--profile``, a cProfile of sampling in the
 driver (0 EnvRunners) split into our game (the env: driver, observations, the heuristic's
 choices), the network's forward pass, RLlib's connectors, and RLlib's episode bookkeeping.
 
@@ -51,15 +51,34 @@ def measure_sb3(steps: int, overrides: list[str]) -> dict:
 
 
 def measure_rllib(steps: int, runners: int, overrides: list[str], profile: bool = False) -> dict:
+    import ray.rllib.algorithms.ppo.ppo as ppo_module
+
     from train.rllib.backend import RLlibTrainer
     from train.rllib.config import load_rllib_config
 
+    spent = {"sampling": 0.0, "learner update": 0.0}
+
+    def timed(part: str, fn):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[part] += time.perf_counter() - t0
+
+        return wrapper
+
     run_dir = tempfile.mkdtemp(prefix="baloot_rllib_speed_")
+    original_sample = ppo_module.synchronous_parallel_sample
+    ppo_module.synchronous_parallel_sample = timed("sampling", original_sample)  # PPO's training_step calls it
     try:
         cfg = load_rllib_config("configs/rllib.yaml", [*BASE, *overrides, f"run_dir={run_dir}",
                                                        f"rllib.num_env_runners={runners}"])  # fmt: skip
         with RLlibTrainer(cfg, quiet=True) as trainer:
-            done, timers, prof = 0, [], cProfile.Profile() if profile else None
+            group = trainer.algo.learner_group
+            group.update = timed("learner update", group.update)
+            spent.update({"sampling": 0.0, "learner update": 0.0})
+            done, iterations, prof = 0, 0, cProfile.Profile() if profile else None
             start = time.perf_counter()
             while done < steps:
                 if prof:
@@ -68,15 +87,16 @@ def measure_rllib(steps: int, runners: int, overrides: list[str], profile: bool 
                 if prof:
                     prof.disable()
                 done += int(result["env_runners"]["num_module_steps_sampled"]["main"])
-                timers.append(result["timers"])
+                iterations += 1
             seconds = time.perf_counter() - start
-            out = {"rate": done / seconds, "iterations": len(timers)}
-            for key in ("env_runner_sampling_timer", "learner_update_timer", "synch_weights"):
-                out[key] = sum(float(t.get(key, 0.0)) for t in timers) / len(timers)
+            out = {"rate": done / seconds, "iterations": iterations, "decisions": done, "seconds": seconds}
+            out.update({k.replace(" ", "_"): v / iterations for k, v in spent.items()})
+            out["other"] = seconds / iterations - out["sampling"] - out["learner_update"]
             if prof:
                 out["profile"] = categories(prof)
             return out
     finally:
+        ppo_module.synchronous_parallel_sample = original_sample
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
@@ -124,9 +144,10 @@ def main() -> None:
             r = measure_rllib(args.steps, n, args.overrides, profile=args.profile and n == 0)
         finally:
             ray.shutdown()
-        print(f"rllib {n} EnvRunner(s): {r['rate']:7,.0f} learner decisions/s; per iteration "
-              f"({r['iterations']} of them): sampling {r['env_runner_sampling_timer']:.2f} s, "
-              f"learner update {r['learner_update_timer']:.2f} s, weight sync {r['synch_weights']:.3f} s")  # fmt: skip
+        per = r["decisions"] / r["iterations"]
+        print(f"rllib {n} EnvRunner(s): {r['rate']:7,.0f} learner decisions/s; per iteration of {per:,.0f} decisions "
+              f"({r['iterations']} of them): sampling {r['sampling']:.2f} s ({per / r['sampling']:,.0f}/s), learner "
+              f"update {r['learner_update']:.2f} s ({per / r['learner_update']:,.0f}/s), rest {r['other']:.2f} s")  # fmt: skip
         for part, s in r.get("profile", {}).items():
             print(f"    {part:<26} {s:7.2f} s")
     load = os.getloadavg()
