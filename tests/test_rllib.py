@@ -193,6 +193,8 @@ def test_config_rllib_section_and_one_line_errors(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: rllib.num_env_runners") and "\n" not in err
     assert main(["--address", "auto"]) == 2  # --address needs --backend rllib
+    assert main(["--config", "configs/rllib.yaml"]) == 2  # an RLlib config without --backend rllib
+    assert "add --backend rllib" in capsys.readouterr().err
     assert main(["--backend", "rllib", "--resume", str(tmp_path / "nothing")]) == 2
     assert not (tmp_path / "r").exists()
 

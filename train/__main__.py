@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} "
               "cannot continue it", file=sys.stderr)  # fmt: skip
         return 2
+    if backend == "sb3" and args.config and is_rllib_config(args.config):
+        print(f"error: {args.config} has an rllib: section, a config of the RLlib backend: add --backend rllib",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if args.address is not None and backend != "rllib":
         print("error: --address joins a Ray cluster; it needs --backend rllib", file=sys.stderr)
         return 2

@@ -133,9 +133,13 @@ def load_rllib_config(
 
 
 def is_rllib_config(path: str | Path) -> bool:
-    """True when a saved run config (``run_dir/config.yaml``) is the RLlib backend's (it has ``rllib:``)."""
+    """True when a config file (``configs/rllib.yaml``, a run's saved ``config.yaml``) is the RLlib
+    backend's: it has an ``rllib:`` section."""
+    p: Path | Traversable = Path(path)
+    if not p.is_file():
+        p = packaged_config(path) or p
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False
     return isinstance(data, dict) and "rllib" in data
