@@ -8,6 +8,7 @@ Needs the ``scale`` extra (``ray[rllib]``); without it every test here is skippe
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -200,33 +201,27 @@ def test_config_rllib_section_and_one_line_errors(tmp_path, capsys):
 
 
 # ---------------------------------------------------------------------------------- training
-@pytest.fixture(scope="module")
-def short_run(tmp_path_factory):
-    """A short RLlib run in this process (the module's Ray): 2 EnvRunners, ~600 learner
-    decisions, snapshots, two evaluations with the promotion rule (made to promote), the final
-    evaluation, bundles and summary."""
-    from train.rllib.backend import run_rllib_training
+def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_path):
+    """A short RLlib run in this process (the module's Ray), the CI run: 2 EnvRunners, ~600
+    learner decisions of a small network, snapshots, evaluations with the promotion rule (made to
+    promote by a test double), the final evaluation, bundles, summary and the SB3 tags."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    run_dir = tmp_path_factory.mktemp("rllib") / "run"
-    mp = pytest.MonkeyPatch()
-    mp.setattr(eval.promote, "sequential_decision", _promote_on_difference)
-    mp.setattr(eval.promote, "ci95", lambda d: (abs(mean_sd(d)[0]), abs(mean_sd(d)[0])))
-    t0 = time.perf_counter()
-    try:
+    from eval.__main__ import main as eval_main
+    from train.rllib.__main__ import main as rllib_main
+    from train.rllib.backend import run_rllib_training
+    from train.rllib.checkpoint import list_checkpoints, read_state
+
+    run_dir = tmp_path / "run"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(eval.promote, "sequential_decision", _promote_on_difference)
+        mp.setattr(eval.promote, "ci95", lambda d: (abs(mean_sd(d)[0]), abs(mean_sd(d)[0])))
         summary = run_rllib_training("configs/rllib.yaml", [*TINY, f"run_dir={run_dir}", "ppo.total_steps=600",
                                      "eval.every=256", "opponents.snapshot_every=200", "checkpoint_every=256",
                                      "log_every=128"], None, quiet=True)  # fmt: skip
-    finally:
-        mp.undo()
-    return run_dir, summary, time.perf_counter() - t0
-
-
-def test_short_training_run_gives_bundles_that_evaluate_and_promote(short_run, tmp_path):
-    from eval.__main__ import main as eval_main
-
-    run_dir, summary, seconds = short_run
     assert summary["steps"] >= 600 and summary["backend"] == "rllib"
-    net, manifest = load_net(summary["bundle"])  # verified: checksums, versions, architecture
+    # the final bundle: verified (checksums, versions, architecture), the manifest names the backend
+    net, manifest = load_net(summary["bundle"])
     assert manifest["training"]["backend"] == "rllib" and manifest["training"]["steps"] == summary["steps"]
     assert net.spec == NetSpec(
         trunk=(32,), head_hidden=16, value_hidden=(16,), privileged_critic=True, obs_size=OBS_SIZE
@@ -237,35 +232,29 @@ def test_short_training_run_gives_bundles_that_evaluate_and_promote(short_run, t
     assert eval_main(["--a", summary["bundle"], "--b", "heuristic", "--deal-set", "small", "--deals", "4",
                       "--quiet", "--no-matches", "--json", str(out), "--png", str(tmp_path / "r.png")]) == 0  # fmt: skip
     assert json.loads(out.read_text())["deals"] == 4
-    onnx = pytest.importorskip("onnx")  # noqa: F841
-    assert eval_main(["export", "--policy", summary["bundle"], "--out", str(tmp_path / "p.onnx"), "--check", "50"]) == 0
-    # the promotion rule ran on the RLlib bundles as in the SB3 backend, and promoted (test double)
+    if importlib.util.find_spec("onnx") is not None:
+        assert (
+            eval_main(["export", "--policy", summary["bundle"], "--out", str(tmp_path / "p.onnx"), "--check", "50"])
+            == 0
+        )
+    # the promotion rule ran on the RLlib bundles as in the SB3 backend; the champion joined the league
     history = [json.loads(line) for line in (run_dir / "promotions.jsonl").read_text().splitlines()]
     assert len(history) >= 2 and history[0]["promoted"]  # one per evaluation (every 256 decisions)
     champion = json.loads((run_dir / "champion.json").read_text())["champion"]
     assert load_net(run_dir / champion)[1]["training"]["backend"] == "rllib"
-    print(f"short run: {summary['steps']} decisions, {seconds:.1f} s in all")
-
-
-def test_short_run_logs_the_sb3_tags_and_keeps_checkpoints(short_run, tmp_path):
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
-    from train.rllib.__main__ import main as rllib_main
-    from train.rllib.checkpoint import list_checkpoints, read_state
-
-    run_dir, summary, _ = short_run
-    ea = EventAccumulator(str(run_dir / "tb"))
-    ea.Reload()
-    tags = set(ea.Tags()["scalars"])
-    assert SB3_TAGS <= tags and any(t.startswith("selfplay/win_rate_vs_") for t in tags)
     kept = list_checkpoints(run_dir)
     assert 1 <= len(kept) <= 3
     state = read_state(kept[-1])
     assert state["steps"] == summary["steps"] and state["league"]["snapshots"] == 2  # pool_size 2: slots reused
-    assert state["league"]["champions"] >= 1  # the promoted policy joined the league
-    out = tmp_path / "bundle"
-    assert rllib_main(["bundle", str(run_dir), str(out)]) == 0
-    assert load_net(out)[0].state_dict().keys() == load_net(summary["bundle"])[0].state_dict().keys()
+    assert state["league"]["champions"] >= 1
+    # the SB3 backend's TensorBoard tags
+    ea = EventAccumulator(str(run_dir / "tb"))
+    ea.Reload()
+    tags = set(ea.Tags()["scalars"])
+    assert SB3_TAGS <= tags and any(t.startswith("selfplay/win_rate_vs_") for t in tags)
+    # any checkpoint becomes a bundle from the command line
+    assert rllib_main(["bundle", str(run_dir), str(tmp_path / "bundle")]) == 0
+    assert load_net(tmp_path / "bundle")[0].state_dict().keys() == net.state_dict().keys()
 
 
 @pytest.mark.slow
