@@ -215,10 +215,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         the module docstring). It reveals every hand and the stock: never give it to an agent."""
         return encode_state(self.table.hand, self.table.context)
 
-    def state_view(self) -> HandState:
-        """The engine state (perfect information; for tools and search, not for agents)."""
-        return self.table.hand
-
     # ------------------------------------------------------------------ stepping
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
