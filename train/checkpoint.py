@@ -29,8 +29,8 @@ import torch
 from filelock import FileLock, Timeout
 
 from baloot_env.actions import ACTION_VERSION
-from baloot_env.atomic import write_bytes_atomic, write_text_atomic
 from baloot_env.observation import OBS_VERSION
+from baloot_io.atomic import write_bytes_atomic, write_text_atomic
 from train.config import ConfigError
 
 CHECKPOINT_FORMAT = "baloot-train-checkpoint-2"

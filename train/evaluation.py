@@ -14,10 +14,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from baloot_env.atomic import write_text_atomic
+from baloot_io.atomic import write_json_atomic, write_text_atomic
 from eval.deals import load_named
 from eval.promote import PromotionConfig, PromotionError, promote, read_pointer
-from eval.report import summarize, write_json_atomic
+from eval.report import summarize
 from eval.runner import run_duplicate
 from eval.stats import ALPHA
 from train.checkpoint import CheckpointError

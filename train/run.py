@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from eval.report import write_json_atomic
+from baloot_io.atomic import write_json_atomic
 from train.trainer import Trainer, train_from_args
 
 
