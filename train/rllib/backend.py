@@ -35,6 +35,7 @@ from torch.utils.tensorboard import SummaryWriter
 from agents.network import BalootNet
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from baloot_io.atomic import remove_stale_temps
 from train.checkpoint import RunLock
 from train.config import ConfigError, save_config, to_dict
 from train.evaluation import promotion_state, restore_promotion_state
@@ -95,9 +96,9 @@ class RLlibTrainer:
             state = read_state(ckpt)
         elif cfg.init_from:
             self._init_weights = self._bundle_weights(cfg.init_from)
-        removed = remove_partial_checkpoints(self.run_dir)
+        removed = remove_partial_checkpoints(self.run_dir) + remove_stale_temps(self.run_dir)
         if removed and not self.quiet:
-            _log(f"removed {len(removed)} partial checkpoint(s) left by a killed run")
+            _log(f"removed {', '.join(p.name for p in removed)}, left by a killed run")
         if not self.resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
             kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
             self.run_dir.rename(kept)
