@@ -1,0 +1,205 @@
+"""The ``heuristic`` player as kernels (``agents.rule_based.batch_heuristic``): exactness at
+scale and speed against the Python ``HeuristicAgent``, in one run, one process (issue 16).
+
+(a) Exactness: at least ``--decisions`` decisions compared (``run_heuristic_differential``:
+    the kernel's action against ``HeuristicAgent().act(view)`` at every decision, the batched
+    core and the engine on the same deals), over every ``RuleConfig`` switch flipped from its
+    default and random combinations of all of them, hand and match episodes, some games making
+    random legal moves to reach positions the heuristic would not, the others whole games
+    played by the kernel on one side and the agent on the other (hand and match results
+    compared). One line per configuration and a summary; exits 1 on a mismatch.
+(b) Speed, heuristic self-play in match episodes (default rules), on one core:
+    - Python: ``HeuristicAgent.act(view)`` alone, timed in a tight loop over the views of the
+      positions the engine's self-play reaches; and the whole loop (``PlayerView.from_state``,
+      ``act``, ``HandState.apply``, match books);
+    - kernel: ``heuristic_actions_all`` alone on ``--games`` games in lockstep (the core steps
+      between calls, untimed); and ``heuristic_steps`` (decide and apply in the kernel).
+    Rates are decisions per wall-clock second and per CPU second (the machine may be shared).
+
+Run: ``taskset -c 1 .venv/bin/python benchmarks/batch_heuristic.py [--decisions 200000] [--seconds 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import sys
+import time
+import zlib
+from datetime import UTC, datetime
+
+import numba
+import numpy as np
+
+from agents.base import PlayerView
+from agents.rule_based import batch_heuristic as bh
+from agents.rule_based.heuristic import HeuristicAgent
+from baloot_env.batch import BatchGame
+from baloot_env.batch.differential import Mismatch
+from baloot_env.deal import random_deal
+from baloot_env.match import MatchState, match_context
+from baloot_env.rules import FOUR_ACES_HOKUM, HANDS_CHOICES, TIE_RULES, RuleConfig
+
+SINGLE_SWITCHES = (
+    RuleConfig(),
+    RuleConfig(sun_double=True),
+    RuleConfig(projects=False),
+    RuleConfig(doubling=False),
+    RuleConfig(match="hands", hands=5),
+    RuleConfig(match="hands", hands=9),
+    RuleConfig(match="hands", hands=11),
+    RuleConfig(tie_rule="last_digit"),
+    RuleConfig(win_above=True),
+    RuleConfig(four_aces_hokum="hundred"),
+    RuleConfig(baloot_kept=True),
+    RuleConfig(deal_rotation="right"),
+)
+CHUNK = 4096  # views collected before their act calls are timed together
+
+
+def random_rules(rng: random.Random) -> RuleConfig:
+    return RuleConfig(
+        sun_double=rng.random() < 0.5,
+        projects=rng.random() < 0.7,
+        doubling=rng.random() < 0.7,
+        match=rng.choice(("target", "hands")),
+        hands=rng.choice(HANDS_CHOICES),
+        tie_rule=rng.choice(TIE_RULES),
+        win_above=rng.random() < 0.5,
+        four_aces_hokum=rng.choice(FOUR_ACES_HOKUM),
+        baloot_kept=rng.random() < 0.5,
+        deal_rotation=rng.choice(("left", "right")),
+    )
+
+
+def describe(rules: RuleConfig) -> str:
+    changed = {k: v for k, v in rules.to_dict().items() if v != getattr(RuleConfig(), k)}
+    return ",".join(f"{k}={v}" for k, v in changed.items()) or "default"
+
+
+def exactness(decisions: int, combos: int, seed: int) -> tuple[bh.HeuristicDiffStats, int]:
+    rng = random.Random(seed)
+    configs = list(SINGLE_SWITCHES) + [random_rules(rng) for _ in range(combos)]
+    per_run = -(-decisions // (2 * len(configs)))
+    total = bh.HeuristicDiffStats()
+    mismatches = 0
+    for rules in configs:
+        for episode in ("hand", "match"):
+            games = 32 if episode == "hand" else 4
+            run_seed = zlib.crc32(f"{seed} {describe(rules)} {episode}".encode())
+            try:
+                s = bh.run_heuristic_differential(rules, episode, games, per_run, run_seed)
+            except Mismatch as e:
+                mismatches += 1
+                print(f"MISMATCH {episode:5} {describe(rules)}\n{e}")
+                continue
+            total.add(s)
+            print(f"ok {episode:5} {s.decisions:7,d} decisions ({s.choices:,d} with a choice: {s.bids:,d} bids, "
+                  f"{s.doubles:,d} doubling calls, {s.cards:,d} cards), {s.hands:,d} hands, {s.matches:,d} matches  "
+                  f"{describe(rules)}")  # fmt: skip
+    return total, mismatches
+
+
+def python_speed(seconds: float, seed: int) -> dict[str, float]:
+    """Engine self-play, four ``HeuristicAgent`` seats, match episodes: act alone and the whole loop."""
+    agent = HeuristicAgent(seed)
+    rng = np.random.default_rng(seed)
+    rules = RuleConfig()
+    match = MatchState(rules)
+    hand = match.start_hand(random_deal(rng))
+    views: list[PlayerView] = []
+    loop_wall = loop_cpu = act_wall = act_cpu = 0.0
+    decisions = 0
+    while loop_wall < seconds:
+        w, c = time.perf_counter(), time.process_time()
+        for _ in range(CHUNK):
+            view = PlayerView.from_state(hand, hand.to_act, match_context(match))
+            hand.apply(agent.act(view))
+            views.append(view)
+            if hand.done:
+                match.end_hand()
+                if match.result is not None:
+                    match = MatchState(rules)
+                hand = match.start_hand(random_deal(rng))
+        loop_wall += time.perf_counter() - w
+        loop_cpu += time.process_time() - c
+        w, c = time.perf_counter(), time.process_time()
+        for view in views:
+            agent.act(view)
+        act_wall += time.perf_counter() - w
+        act_cpu += time.process_time() - c
+        decisions += len(views)
+        views.clear()
+    return {
+        "act": decisions / act_wall, "act_cpu": decisions / act_cpu,
+        "loop": decisions / loop_wall, "loop_cpu": decisions / loop_cpu, "decisions": decisions,
+    }  # fmt: skip
+
+
+def kernel_speed(seconds: float, games: int, seed: int) -> dict[str, float]:
+    """Kernel self-play on ``games`` games in lockstep, match episodes: decide alone, and decide + apply."""
+    bars = bh.heuristic_bars()
+    game = BatchGame(games, RuleConfig(), "match", seed=seed)
+    acts = np.zeros(games, dtype=np.int64)
+    bh.heuristic_actions_all(game.state.games, bars, acts)  # compiled or loaded before timing
+    wall = cpu = 0.0
+    decisions = 0
+    while wall < seconds:
+        w, c = time.perf_counter(), time.process_time()
+        bh.heuristic_actions_all(game.state.games, bars, acts)
+        wall += time.perf_counter() - w
+        cpu += time.process_time() - c
+        decisions += games
+        game.step(acts)
+    out = {"decide": decisions / wall, "decide_cpu": decisions / cpu, "decide_decisions": decisions}
+    game = BatchGame(games, RuleConfig(), "match", seed=seed + 1)
+    st, res = game.state, game.results
+    bh.heuristic_steps(st.games, st.rng, st.queue, res.table, res.reward, game.switches, game.payoff, bars, 1)
+    wall = cpu = 0.0
+    decisions = 0
+    while wall < seconds:
+        w, c = time.perf_counter(), time.process_time()
+        d, _ = bh.heuristic_steps(
+            st.games, st.rng, st.queue, res.table, res.reward, game.switches, game.payoff, bars, 8
+        )
+        wall += time.perf_counter() - w
+        cpu += time.process_time() - c
+        decisions += d
+    out.update(steps=decisions / wall, steps_cpu=decisions / cpu, steps_decisions=decisions)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=200_000, help="decisions compared in (a), at least")
+    parser.add_argument("--combos", type=int, default=8, help="random combinations of every switch")
+    parser.add_argument("--seconds", type=float, default=5.0, help="timed seconds of each speed measure")
+    parser.add_argument("--games", type=int, default=4096, help="games in lockstep for the kernel's speed")
+    parser.add_argument("--seed", type=int, default=20261201)
+    args = parser.parse_args()
+    print(f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
+          f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")  # fmt: skip
+    start = time.perf_counter()
+    total, mismatches = exactness(args.decisions, args.combos, args.seed)
+    print(f"\n(a) exactness: {total.decisions:,d} decisions compared, {total.choices:,d} with two legal actions "
+          f"or more ({total.bids:,d} bids, {total.doubles:,d} doubling calls, {total.cards:,d} cards); "
+          f"{total.heuristic_moves:,d} heuristic moves, {total.hands:,d} hands and {total.matches:,d} matches "
+          f"compared to their end; {mismatches} configurations with a mismatch "
+          f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
+    py = python_speed(args.seconds, args.seed)
+    k = kernel_speed(args.seconds, args.games, args.seed)
+    print("\n(b) speed, heuristic self-play, match episodes, default rules, one process")
+    print(f"  Python HeuristicAgent.act alone          {py['act']:>12,.0f} /s  ({py['act_cpu']:>12,.0f} per CPU s)")
+    print(f"  kernel heuristic_actions_all alone       {k['decide']:>12,.0f} /s  ({k['decide_cpu']:>12,.0f} per CPU s)"
+          f"  x{k['decide_cpu'] / py['act_cpu']:.0f}")  # fmt: skip
+    print(f"  Python view + act + engine apply         {py['loop']:>12,.0f} /s  ({py['loop_cpu']:>12,.0f} per CPU s)")
+    print(f"  kernel heuristic_steps (decide + apply)  {k['steps']:>12,.0f} /s  ({k['steps_cpu']:>12,.0f} per CPU s)"
+          f"  x{k['steps_cpu'] / py['loop_cpu']:.0f}")  # fmt: skip
+    print(f"  ({py['decisions']:,d} Python decisions, {k['decide_decisions']:,d} + {k['steps_decisions']:,d} kernel "
+          f"decisions on {args.games} games)")  # fmt: skip
+    sys.exit(1 if mismatches else 0)
+
+
+if __name__ == "__main__":
+    main()
