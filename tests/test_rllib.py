@@ -46,9 +46,10 @@ TINY = [  # a few hundred learner decisions of a small network: the CI run
     "opponents.pool_size=2", "rllib.num_env_runners=2",
 ]  # fmt: skip
 SB3_TAGS = {  # what the SB3 backend writes (train/trainer.py) that RLlib can give
-    "charts/decisions_per_s", "charts/learner_decisions", "losses/policy_gradient_loss", "losses/value_loss",
-    "losses/entropy_loss", "losses/approx_kl", "losses/explained_variance", "selfplay/episode_reward",
-    "eval/mean_vs_heuristic", "eval/ci95_low_vs_heuristic", "eval/promoted",
+    "charts/decisions_per_s", "charts/learner_decisions", "charts/learning_rate", "charts/clip_range",
+    "losses/policy_gradient_loss", "losses/value_loss", "losses/entropy_loss", "losses/approx_kl",
+    "losses/explained_variance", "losses/loss", "selfplay/episode_reward", "eval/dev/mean_vs_heuristic",
+    "eval/dev/ci95_low_vs_heuristic", "eval/dev/promoted", "eval/dev/mean_vs_champion", "eval/dev_final/mean_vs_heuristic",
 }  # fmt: skip
 
 
@@ -252,6 +253,14 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
     ea.Reload()
     tags = set(ea.Tags()["scalars"])
     assert SB3_TAGS <= tags and any(t.startswith("selfplay/win_rate_vs_") for t in tags)
+    assert not [t for t in tags if t.startswith("train/") or t in ("eval/mean_vs_heuristic", "eval/promoted")]
+    promoted_at = [s.step for s in ea.Scalars("eval/dev/promoted")]
+    assert promoted_at == [h["step"] if "step" in h else int(Path(h["candidate"]).name.split("_")[1]) for h in history]
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    content = ea.PluginTagToContent("hparams")
+    start = plugin_data_pb2.HParamsPluginData.FromString(content["_hparams_/session_start_info"]).session_start_info
+    assert start.hparams["rllib.num_env_runners"].number_value == 2 and "env.rules.projects" in start.hparams
     # any checkpoint becomes a bundle from the command line
     assert rllib_main(["bundle", str(run_dir), str(tmp_path / "bundle")]) == 0
     assert load_net(tmp_path / "bundle")[0].state_dict().keys() == net.state_dict().keys()

@@ -7,8 +7,9 @@ our ``BalootNet``) on games played by the one game driver (``train.rllib.env``, 
 the local machine or on a Ray cluster (``--address``). Around RLlib this module does what the
 SB3 backend's trainer does (``train.trainer``), with the same config sections, the same warm
 start (``train.pretrain``), the same promotion rule and evaluations (``train.evaluation``), the
-same policy bundles and TensorBoard tags (``charts/``, ``losses/``, ``selfplay/``, ``eval/``,
-``pretrain/``; RLlib has no ``clip_fraction``).
+same policy bundles and TensorBoard tags (``charts/``, ``losses/``, ``selfplay/``, ``pretrain/``,
+``eval/dev``, ``eval/test``, ``eval/dev_final`` and the config in the HPARAMS tab; RLlib has no
+``clip_fraction``).
 
 Fault tolerance: an EnvRunner that dies is replaced by RLlib (``rllib.restart_failed_env_runners``)
 and gets the current weights of every module; a killed driver resumes with ``--resume RUN_DIR``
@@ -51,8 +52,11 @@ from train.rllib.config import RLlibTrainConfig, load_rllib_config
 from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
 from train.rllib.module import init_like_sb3, net_state
 
-LOSSES = {"policy_loss": "policy_gradient_loss", "vf_loss": "value_loss", "mean_kl_loss": "approx_kl",
-          "vf_explained_var": "explained_variance"}  # RLlib's name -> the SB3 backend's tag  # fmt: skip
+# RLlib's learner figures -> the SB3 backend's tags (CleanRL's sections, train.trainer.tag); RLlib
+# has no clip_fraction, and its entropy is logged as SB3's entropy_loss, minus the entropy.
+LOSSES = {"policy_loss": "losses/policy_gradient_loss", "vf_loss": "losses/value_loss", "total_loss": "losses/loss",
+          "mean_kl_loss": "losses/approx_kl", "vf_explained_var": "losses/explained_variance",
+          "default_optimizer_learning_rate": "charts/learning_rate"}  # fmt: skip
 
 
 def _log(msg: str) -> None:
@@ -116,10 +120,24 @@ class RLlibTrainer:
             self._restore(ckpt, state)
         else:
             save_config(cfg, self.run_dir / "config.yaml")
+            self._record_hparams()
             self.next = {"checkpoint": cfg.checkpoint_every, "snapshot": cfg.opponents.snapshot_every,
                          "eval": cfg.eval.every if cfg.eval.every > 0 else None, "log": cfg.log_every}  # fmt: skip
             self._warm_start()
             self.set_weights(snapshot_id(0), self.net_state())
+
+    def _record_hparams(self) -> None:
+        """The resolved config, flattened, in TensorBoard's HPARAMS tab with the same metrics as
+        the SB3 backend (``train.trainer.Trainer._record_hparams``); ``rllib.*`` keys included."""
+        from torch.utils.tensorboard.summary import hparams
+
+        from train.trainer import EVAL_TAG, flat_hparams
+
+        config = to_dict(self.cfg)
+        config["env"]["rules"] = RuleConfig.from_dict(self.cfg.env.rules).to_dict()  # every variant, defaults too
+        metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
+        for summary in hparams(flat_hparams(config), metrics):
+            self.writer.file_writer.add_summary(summary)
 
     # ------------------------------------------------------------------ weights
     def net_state(self, module_id: str = MAIN) -> dict[str, torch.Tensor]:
@@ -259,9 +277,10 @@ class RLlibTrainer:
         learner = result.get("learners", {}).get(MAIN, {})
         for key, tag in LOSSES.items():
             if key in learner:
-                w.add_scalar(f"losses/{tag}", float(learner[key]), s)
+                w.add_scalar(tag, float(learner[key]), s)
         if "entropy" in learner:
-            w.add_scalar("losses/entropy_loss", -float(learner["entropy"]), s)  # SB3 logs minus the entropy
+            w.add_scalar("losses/entropy_loss", -float(learner["entropy"]), s)
+        w.add_scalar("charts/clip_range", self.cfg.ppo.clip_range, s)
         stats = selfplay_stats(self.sums)
         for k, v in stats.items():
             w.add_scalar(f"selfplay/{k}", v, s)
@@ -297,6 +316,7 @@ class RLlibTrainer:
             promotion_alpha_per_test,
             try_promotion,
         )
+        from train.trainer import EVAL_TAG, eval_section
 
         e = self.cfg.eval
         bundle = self.export_bundle(self.run_dir / "bundles" / "current")
@@ -305,13 +325,14 @@ class RLlibTrainer:
         champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
         results: list[dict] = []
 
-        def record(res: dict, opp: str) -> None:
+        def record(res: dict, opp: str, ds: str) -> None:
             res["step"] = self.steps
             self.evals.append(res)
             results.append(res)
             tag = "heuristic" if opp == "heuristic" else "champion"
-            self.writer.add_scalar(f"eval/mean_vs_{tag}", res["mean"], self.steps)
-            self.writer.add_scalar(f"eval/ci95_low_vs_{tag}", res["ci95"][0], self.steps)
+            section = eval_section(ds, final)  # eval/dev, eval/test or eval/dev_final, as the SB3 backend
+            self.writer.add_scalar(f"{section}/mean_vs_{tag}", res["mean"], self.steps)
+            self.writer.add_scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0], self.steps)
             if not self.quiet:
                 _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
                      f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
@@ -324,8 +345,8 @@ class RLlibTrainer:
             )
             entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
             record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec)  # fmt: skip
-            self.writer.add_scalar("eval/promoted", float(entry["promoted"]), self.steps)
+                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
+            self.writer.add_scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]), self.steps)
             if entry["promoted"]:
                 net, _ = load_net(entry["candidate"])
                 self.add_to_league("champion", net.state_dict())
@@ -335,10 +356,8 @@ class RLlibTrainer:
         for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
             if (promoting and opp == champion_spec) or (opp == champion_spec and _same_weights(bundle, champion_spec)):
                 continue
-            record(
-                evaluate_bundle(bundle, opp, deal_set or e.deal_set, deals, self.cfg.seed, e.workers, matches=final),
-                opp,
-            )
+            ds = deal_set or e.deal_set
+            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp, ds)
         self.writer.flush()
         return results
 
