@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 PY=${PYTHON:-python3}
 
-setup() {
+setup() {  # $1: the extras to install
   if [ ! -x .venv/bin/python ]; then
     "$PY" -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
     "$PY" -m venv .venv
@@ -16,17 +16,18 @@ setup() {
   .venv/bin/python -m pip install -q --upgrade pip "setuptools>=77"   # the wheel test builds without isolation
   # torch first, pinned: this takes the CPU build; an unpinned torch pulls a multi-GB CUDA build.
   .venv/bin/python -m pip install -q "torch==2.13.0"
-  .venv/bin/python -m pip install -q -e ".[train,eval,dev,table]"
+  .venv/bin/python -m pip install -q -e ".[$1]"
 }
 
 case "${1:-}" in
   main)
-    setup
+    setup train,eval,dev,table
     shift
     .venv/bin/python -m train --config configs/default.yaml "$@"
     ;;
   test)
-    setup
+    # scale (Ray RLlib) too: the suite runs a short RLlib training and a --ray evaluation
+    setup train,eval,dev,table,scale
     shift
     .venv/bin/python -m pytest -q -n 2 "$@"
     ;;
