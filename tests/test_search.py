@@ -248,14 +248,18 @@ def test_exact_endgame_agrees_with_brute_force():
 
 
 # ---------------------------------------------------------------------- the agent
-def _small_agent(seed: int = 0) -> SearchAgent:
-    return SearchAgent(seed, SearchConfig(worlds=4))
+def _small_agent(seed: int = 0, backend: str = "core") -> SearchAgent:
+    return SearchAgent(seed, SearchConfig(worlds=4, backend=backend))
 
 
-def test_agent_plays_only_legal_cards():
+BACKENDS = ("core", "python")  # where the playouts run (issue 16; tests/test_search_core.py proves them equal)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_agent_plays_only_legal_cards(backend):
     """Duplicate hands against the heuristic and random (the evaluator raises on an illegal
     action, R9), plus direct checks on random positions."""
-    agent = _small_agent()
+    agent = _small_agent(backend=backend)
     rng = random.Random(8)
     for i in range(4):
         play_deal(i, random_deal(rng), agent, HeuristicAgent(0), seed=1)
@@ -266,11 +270,12 @@ def test_agent_plays_only_legal_cards():
         assert view.legal_mask >> agent.act(view) & 1
 
 
-def test_decision_uses_no_hidden_cards_and_is_seeded():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_decision_uses_no_hidden_cards_and_is_seeded(backend):
     """Two states differing only in other seats' hidden cards give the same view, the same
     values and the same card with the same seed."""
     rng = random.Random(10)
-    agent = SearchAgent(0, SearchConfig(worlds=6))
+    agent = SearchAgent(0, SearchConfig(worlds=6, backend=backend))
     compared = 0
     for state in _positions(seed=12, hands=20, per_hand=2):
         seat = state.to_act
@@ -317,17 +322,20 @@ def test_registry_and_config_errors():
     with pytest.raises(SearchConfigError, match="epsilon"):
         SearchConfig(epsilon=2.0)
     assert SearchConfig.from_dict({"worlds": 8, "time_budget": 1}).time_budget == 1.0
+    with pytest.raises(SearchConfigError, match="backend"):
+        SearchConfig(backend="gpu")
     with pytest.raises(AgentSpecError):
         from agents.registry import _make_search
 
         _make_search(0, {"worlds": "many"})
 
 
-def test_time_budget_and_noisy_playouts():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_time_budget_and_noisy_playouts(backend):
     """The budgeted and epsilon-playout settings still give a value for every legal card."""
     state = next(s for s in _positions(seed=14, hands=10) if s.legal_mask().bit_count() >= 2 and not s.tricks)
     view = PlayerView.from_state(state, state.to_act)
-    agent = SearchAgent(0, SearchConfig(time_budget=0.001, min_worlds=2, playouts=2, epsilon=0.2))
+    agent = SearchAgent(0, SearchConfig(time_budget=0.001, min_worlds=2, playouts=2, epsilon=0.2, backend=backend))
     values = agent.evaluate(view)
     assert set(values) == set(view.legal_actions) and agent.last_stats["worlds"] >= 2
     assert view.legal_mask >> agent.act(view) & 1

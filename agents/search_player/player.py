@@ -11,6 +11,15 @@ For each card decision (R5) the player
 3. plays the card with the best mean hand score of its team minus the other team's (game
    points of the hand, R7, with the world's projects and baloot, R6).
 
+Two backends play step 2 (``SearchConfig.backend``). ``"core"`` (the default, issue 16) turns the
+view into one row of the batched core (``world_row``: ``build_world`` through
+``baloot_env.batch.convert.state_row``) and plays every (world, card) in one numba kernel call
+(``agents.search_player.batch_search``: the heuristic kernel, then the endgame as a kernel);
+``"python"`` plays them through ``HandState``. With the same worlds (the same seed) and
+``epsilon`` 0 both give the same values to the bit, so the same cards
+(``tests/test_search_core.py``); the core is many times faster, so it affords more worlds in the
+same time (docs/BENCHMARKS.md, "Search player").
+
 The same worlds serve every card (common random numbers), so the comparison between cards
 is sharper than the noise of one world. A forced card is played at once.
 
@@ -33,6 +42,8 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from agents.base import Agent, PlayerView
 from agents.rule_based.card_play import choose_card
 from agents.rule_based.heuristic import HeuristicAgent
@@ -48,6 +59,8 @@ from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
 from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 
 SEARCH_DEFAULT_WORLDS = 16
+BACKENDS = ("core", "python")  # where the playouts run (module docstring)
+_CORE_CHUNK = 8  # worlds per kernel call under a time budget
 
 
 SearchConfigError = ConfigError  # a search parameter that does not exist or has a bad value
@@ -65,6 +78,7 @@ class SearchConfig:
         time_budget: seconds per decision, 0 for none; when set, worlds are added until it is spent.
         min_worlds: worlds used even when the time budget is spent.
         max_tries: project rejections per world before the sampler falls back.
+        backend: "core" (playouts in the batched core's kernels) or "python" (``HandState``).
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -74,6 +88,7 @@ class SearchConfig:
     time_budget: float = 0.0
     min_worlds: int = 4
     max_tries: int = 200
+    backend: str = "core"
 
     def __post_init__(self) -> None:
         for name in ("worlds", "playouts", "min_worlds", "max_tries"):
@@ -86,6 +101,8 @@ class SearchConfig:
             raise SearchConfigError(f"search param epsilon must be in [0, 1], got {self.epsilon!r}")
         if self.time_budget < 0:
             raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
+        if self.backend not in BACKENDS:
+            raise SearchConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
 
     @classmethod
     def from_dict(cls, data: object) -> SearchConfig:
@@ -184,6 +201,27 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = N
     )
 
 
+def world_row(view: PlayerView, hands: list[int], rules: RuleConfig | None = None) -> np.ndarray:
+    """The world as one int64 row of the batched core: ``build_world`` through
+    ``baloot_env.batch.convert.state_row`` (its deal unknown but for the turned card, R2.2)."""
+    from baloot_env.batch.convert import state_row
+
+    return state_row(build_world(view, hands, rules), turned=view.turned)
+
+
+_SWITCHES: dict[RuleConfig, np.ndarray] = {}
+
+
+def _switches(rules: RuleConfig) -> np.ndarray:
+    """The core's switch array of ``rules`` (a hand episode: a world is one hand), cached."""
+    sw = _SWITCHES.get(rules)
+    if sw is None:
+        from baloot_env.batch.state import rule_switches
+
+        sw = _SWITCHES[rules] = rule_switches(rules, "hand")
+    return sw
+
+
 def leaf_function(world: HandState, team: int):
     """Value for ``team`` of a finished hand of ``world``: its score minus the other's (R7).
 
@@ -255,6 +293,8 @@ class SearchAgent(Agent):
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""
         cfg = self.config
         rng = rng or self.rng
+        if cfg.backend == "core":
+            return self._evaluate_core(view, rng)
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -279,6 +319,47 @@ class SearchAgent(Agent):
             n += 1
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: sums[c] / (n * cfg.playouts) for c in legal}
+
+    def _evaluate_core(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
+        """``evaluate`` with the playouts in the core's kernels (``batch_search.search_sums``).
+
+        The worlds come from the same sampler, drawn in the same order from ``rng`` as the Python
+        backend draws them; with ``epsilon`` 0 nothing else is drawn, so the same seed gives the
+        same worlds and the same values.
+        """
+        from agents.search_player.batch_search import search_sums
+
+        cfg = self.config
+        rules = view.rules
+        sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
+        legal = cards_of(view.legal_mask)
+        cards = np.array(legal, dtype=np.int64)
+        sums = np.zeros(len(legal), dtype=np.float64)
+        stream = np.zeros(1, dtype=np.uint64)
+        if cfg.epsilon > 0:
+            stream[0] = rng.getrandbits(64)
+        sw = _switches(rules)
+        team = team_of(view.seat)
+        endgame_cards = NUM_SEATS * cfg.endgame_tricks
+        start = time.perf_counter()
+        template = None
+        n = 0
+        while True:
+            if cfg.time_budget > 0:
+                if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
+                    break
+                k = max(cfg.min_worlds - n, _CORE_CHUNK)
+            elif n >= cfg.worlds:
+                break
+            else:
+                k = cfg.worlds
+            worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
+            if template is None:
+                template = world_row(view, [int(h) for h in worlds[0]], rules)
+            search_sums(template, worlds, cards, sw, team, endgame_cards, cfg.epsilon, cfg.playouts, stream, sums)
+            n += k
+        self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
+        return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
 
     def _finish(self, s: HandState, team: int, leaf, endgame_cards: int, rng: random.Random) -> float:
         """Play ``s`` to the end: heuristic playout, then exact search of the last tricks."""

@@ -36,6 +36,7 @@ sampled by ``sample_bidding_deal`` uniformly: nothing has been shown yet.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from math import comb
 
 from baloot_env.cards import ALL_CARDS_MASK, SUITS_CARDS, cards_of, mask_of
@@ -180,11 +181,39 @@ class WorldSampler:
             ways.append(nxt)
             done += n
         self.ways = ways
+        self._tables: dict[tuple[int, int, int], tuple[list[int], list[tuple[int, int]]]] = {}
         self.total = ways[-1].get((n0, n1), 0)
         if self.total == 0:
             raise InconsistentViewError(f"no deal of the unseen cards fits the view of seat {self.seat}")
 
     # ------------------------------------------------------------------ sampling
+    def _split_table(self, k: int, a0: int, a1: int) -> tuple[list[int], list[tuple[int, int]]]:
+        """The splits of class ``k - 1`` when the first two other seats still need ``a0`` and
+        ``a1`` cards from classes < k: each (x0, x1) with its cumulative number of deals, in the
+        order the sampler tries them."""
+        key, cards = self.classes[k - 1]
+        n = len(cards)
+        prev = self.ways[k - 1]
+        cumulative: list[int] = []
+        splits: list[tuple[int, int]] = []
+        total = 0
+        for x0 in range(n + 1) if key[0] else (0,):
+            if x0 > a0:
+                break
+            for x1 in range(n - x0 + 1) if key[1] else (0,):
+                if x1 > a1:
+                    break
+                x2 = n - x0 - x1
+                if x2 and not key[2]:
+                    continue
+                w = prev.get((a0 - x0, a1 - x1), 0)
+                if not w:
+                    continue
+                total += w * _multinomial(n, (x0, x1, x2))
+                cumulative.append(total)
+                splits.append((x0, x1))
+        return cumulative, splits
+
     def _sample_once(self, rng: random.Random) -> list[int]:
         o = self.others
         hands = [0] * NUM_SEATS
@@ -192,31 +221,16 @@ class WorldSampler:
         for s in o:
             hands[s] = self.fixed[s]
         a0, a1 = self.need[o[0]], self.need[o[1]]
+        tables = self._tables
         for k in range(len(self.classes), 0, -1):
-            key, cards = self.classes[k - 1]
-            n = len(cards)
-            prev = self.ways[k - 1]
+            cards = self.classes[k - 1][1]
+            table = tables.get((k, a0, a1))
+            if table is None:
+                table = tables[(k, a0, a1)] = self._split_table(k, a0, a1)
+            # A split with probability proportional to its deals: the first whose cumulative
+            # count exceeds a uniform draw below the total (the same draw as one subtraction loop).
             r = rng.randrange(self.ways[k][(a0, a1)])
-            chosen = None
-            for x0 in range(n + 1) if key[0] else (0,):
-                if x0 > a0:
-                    break
-                for x1 in range(n - x0 + 1) if key[1] else (0,):
-                    if x1 > a1:
-                        break
-                    x2 = n - x0 - x1
-                    if x2 and not key[2]:
-                        continue
-                    w = prev.get((a0 - x0, a1 - x1), 0)
-                    if not w:
-                        continue
-                    r -= w * _multinomial(n, (x0, x1, x2))
-                    if r < 0:
-                        chosen = (x0, x1)
-                        break
-                if chosen:
-                    break
-            x0, x1 = chosen
+            x0, x1 = table[1][bisect_right(table[0], r)]
             shuffled = cards[:]
             rng.shuffle(shuffled)
             hands[o[0]] |= mask_of(shuffled[:x0])

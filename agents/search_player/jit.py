@@ -1,0 +1,53 @@
+"""The cache guard of the search player's kernels (``batch_endgame``, ``batch_search``).
+
+numba keys a cached kernel on its own source file only; these kernels also freeze in the
+batched core's kernels and tables and the heuristic kernels (``agents.rule_based.batch_heuristic``).
+As ``baloot_env.batch.jit`` does for its package: hash all of that (the heuristic's digest covers
+the core's), and drop this package's kernel cache files when the hash changes. Import this
+module before any kernel of the package is defined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numba
+
+from agents.rule_based import batch_heuristic as _batch_heuristic
+
+_PACKAGE = Path(__file__).resolve().parent
+_CACHE = _PACKAGE / "__pycache__"
+KERNEL_MODULES = ("batch_endgame", "batch_search")  # the modules of this package that hold kernels
+_STAMP = "search_player_kernels.sha256"
+
+
+def _sources_digest() -> str:
+    h = hashlib.sha256(numba.__version__.encode())
+    for name in KERNEL_MODULES:
+        h.update(name.encode() + (_PACKAGE / f"{name}.py").read_bytes())
+    h.update(_batch_heuristic._sources_digest().encode())  # the heuristic, the core, their tables and constants
+    return h.hexdigest()
+
+
+def _clear_stale_cache() -> None:
+    stamp = _CACHE / _STAMP
+    digest = _sources_digest()
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    try:
+        _CACHE.mkdir(exist_ok=True)
+        for name in KERNEL_MODULES:
+            for path in list(_CACHE.glob(f"{name}.*.nbi")) + list(_CACHE.glob(f"{name}.*.nbc")):
+                path.unlink(missing_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass  # a read-only install: numba then caches under the user's cache directory
+
+
+_clear_stale_cache()
+
+njit = _batch_heuristic.njit  # numba.njit(cache=True), the core's
