@@ -26,6 +26,11 @@ arrays are encoded straight from the hands), or a callable ``f(observations, mas
 on arrays (N x ``OBS_SIZE`` float32, N x 42 int8). Their decisions are batched across the games
 (one call per player and round).
 
+Backends: ``backend="python"`` plays each game on a driver ``Table``; ``backend="core"`` plays
+the N games on the compiled batched core (``baloot_env.lockstep_core``: the learner's and each
+player's actions one kernel step, observations one kernel call), with the same deals, the same
+bookkeeping and the same results for the same seed and actions.
+
 Seeding: game ``i`` draws its learner positions and its deals from
 ``numpy.random.default_rng(SeedSequence(seed).spawn(n)[i])``; agents made from specs, and
 ``Agent`` objects given, are re-seeded (``Agent.reset``) from the same ``SeedSequence``.
@@ -53,6 +58,7 @@ from baloot_env.rewards import REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 
 LEARNERS = ("team", "seat")
+BACKENDS = ("core", "python")
 PRIVILEGED_SIZE = 4 * 32  # the four current hands (me, next, partner, previous), as agents.network reads them
 
 
@@ -186,6 +192,7 @@ class LockstepGames:
             for a privileged critic during training; never give them to an actor.
         autoreset: start the next episode as soon as one ends (vector envs), else leave the
             finished game until ``restart``.
+        backend: "python" (driver tables) or "core" (the batched core; needs ``autoreset``).
     """
 
     def _init_games(
@@ -203,7 +210,12 @@ class LockstepGames:
         seed: int | None = None,
         privileged: bool = False,
         autoreset: bool = True,
+        backend: str = "python",
     ) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        if backend == "core" and not autoreset:
+            raise ValueError("the core backend starts the next episode at once (autoreset=True)")
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"the number of games must be an integer >= 1, got {n!r}")
         if learner not in LEARNERS:
@@ -229,7 +241,17 @@ class LockstepGames:
         self._players: list[Any] = []  # the distinct players this object made or was given (re-seeded)
         self._opponents = self._per_game(opponents, "opponents")
         self._partners = self._per_game(partner, "partner") if partner is not None else self._opponents
-        self.games = [Game(rng, Table(self.rules, episode, DealSource(rng), self.reward)) for rng in self._rngs(seed)]
+        self.backend = backend
+        self.core: Any = None  # the CoreLockstep playing the games with backend="core"
+        if backend == "core":
+            from baloot_env.lockstep_core import CoreLockstep
+
+            self.core = CoreLockstep(self)
+            self.games = [Game(rng, self.core.tables[i]) for i, rng in enumerate(self._rngs(seed))]
+            for g in self.games:
+                g.table.deals = DealSource(g.rng)
+        else:
+            self.games = [Game(rng, Table(self.rules, episode, DealSource(rng), self.reward)) for rng in self._rngs(seed)]
         self._seed_players(seed)
         self._masks: np.ndarray | None = None  # legal masks of the last observation
 
@@ -276,6 +298,11 @@ class LockstepGames:
         g.opponent = self._opponents[i]
         g.partner = self._partners[i]
 
+    def array_policy(self, player: Any) -> Callable[[np.ndarray, np.ndarray], Any] | None:
+        """For the core backend: a function on observation and mask blocks that acts as ``player``
+        does on its seats (a subclass names its own players' array form), or None."""
+        return None
+
     # ------------------------------------------------------------------ episodes
     def learner_seats(self, g: Game) -> tuple[int, ...]:
         """The seats the learner plays in game ``g`` this episode."""
@@ -304,6 +331,8 @@ class LockstepGames:
     def observe(self) -> np.ndarray:
         """Every game's observation for its learner seat to act (one batch), keeping the legal
         masks for ``masks()``. The privileged hands are unpacked for all games in one call."""
+        if self.core is not None:
+            return self.core.observe()
         games = self.games
         obs = np.stack([encode(g.hand, g.hand.to_act, g.table.context) for g in games])
         self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in games]).astype(bool)
@@ -315,12 +344,16 @@ class LockstepGames:
 
     def masks(self) -> np.ndarray:
         """The legal actions (bool, N x 42) of every game's learner seat to act."""
+        if self._masks is None and self.core is not None:
+            self._masks = self.core.masks()
         if self._masks is None:  # not observed since the last step (e.g. right after loading)
             self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in self.games]).astype(bool)
         return self._masks
 
     def terminal_observation(self, g: Game) -> np.ndarray:
         """What the learner's last acting seat sees when the episode is over."""
+        if self.core is not None:
+            return self.core.terminal_observation(g.table.index, g.last_seat)
         obs = encode(g.hand, g.last_seat, g.table.context)
         if self.privileged:
             obs = np.concatenate([obs, np.zeros(PRIVILEGED_SIZE, np.float32)])
@@ -335,8 +368,11 @@ class LockstepGames:
 
         Raises:
             IllegalActionError: an action the rules refuse (R9); the games before it in the
-                batch have moved on, that game and the later ones have not.
+                batch have moved on, that game and the later ones have not (core backend: no
+                game has moved).
         """
+        if self.core is not None:
+            return self.core.learner_step(actions, games)
         n = self.n_games
         rewards = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
@@ -387,6 +423,9 @@ class LockstepGames:
     def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
         """Let the other players act, batched by player, until every game waits for the learner
         (or, without autoreset, is over)."""
+        if self.core is not None:
+            self.core.advance(rewards, dones, infos)
+            return
         while True:
             groups: dict[int, tuple[Any, list[int]]] = {}
             for i, g in enumerate(self.games):

@@ -2,9 +2,12 @@
 
 Spec sheet
 ----------
-Games: ``n_envs`` games played by the game driver (``baloot_env.driver.Table``), the one behind
-the PettingZoo env ``baloot_v0``, self-play training and evaluation: the same rules, deals,
-observations and rewards (tests/test_driver.py plays the same games through all of them).
+Games: ``n_envs`` games, by default on the compiled batched core (``backend="core"``,
+``baloot_env.lockstep_core``: every step of all games is one kernel call), or each on the game
+driver (``backend="python"``, ``baloot_env.driver.Table``), the one behind the PettingZoo env
+``baloot_v0``, self-play training and evaluation: the same rules, deals, observations and
+rewards either way (tests/test_driver.py plays the same games through all of them,
+tests/test_lockstep_core.py the two backends side by side).
 
 Learner: ``learner="team"`` plays both seats of one team (R1.1); ``learner="seat"`` plays one
 seat and its partner is played like the opponents (or by ``partner``). ``position`` fixes the
@@ -77,6 +80,8 @@ class BalootVecEnv(LockstepGames, VecEnv):
         partner: in "seat" mode, who plays the learner's partner (default: ``opponents``).
         match_bonus: added for the match's winner in match episodes ("diff", "points").
         privileged: append the four hands to the observation (a privileged critic).
+        backend: "core" (default: the games on the compiled batched core) or "python" (one
+            driver ``Table`` a game); the same seed and actions give the same games on both.
 
     Example::
 
@@ -101,10 +106,11 @@ class BalootVecEnv(LockstepGames, VecEnv):
         partner: Any = None,
         match_bonus: float = 1.0,
         privileged: bool = False,
+        backend: str = "core",
     ):
         self._init_games(n_envs, learner=learner, position=position, opponents=opponents, partner=partner,
                          episode=episode, rules=rules, reward=reward, match_bonus=match_bonus, seed=seed,
-                         privileged=privileged, autoreset=True)  # fmt: skip
+                         privileged=privileged, autoreset=True, backend=backend)  # fmt: skip
         space = spaces.Box(0.0, 1.0, (self.obs_size,), np.float32)
         VecEnv.__init__(self, n_envs, space, spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

@@ -1,15 +1,20 @@
-"""End-to-end PPO throughput (collection and updates), learner decisions per second (issue 5).
+"""End-to-end PPO throughput (collection and updates), learner decisions per second (issues 5, 16).
 
 Runs the default config's PPO without the warm start and without evaluations for a fixed
-number of learner decisions, once per torch thread count, in one process so the ratios compare.
+number of learner decisions, once per self-play backend (``core``: the batched core, the
+default; ``python``: one driver table a game) and torch thread count, in one process so the
+ratios compare. ``--profile N`` prints each run's N most expensive functions (cProfile, by own
+time) and the split between collection and PPO updates.
 
-Run: ``.venv/bin/python benchmarks/train_speed.py [--steps 65536] [--threads 1 2]``.
+Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import shutil
 import tempfile
 import time
@@ -20,19 +25,26 @@ from train.config import load_config
 from train.trainer import Trainer
 
 
-def measure(steps: int, threads: int, overrides: list[str]) -> float:
+def measure(steps: int, threads: int, overrides: list[str], backend: str = "core", profile: int = 0) -> float:
     run_dir = tempfile.mkdtemp(prefix="baloot_speed_")
     try:
         cfg = load_config("configs/default.yaml", [*overrides, f"run_dir={run_dir}", f"torch_threads={threads}",
                                                    "pretrain.positions=0", "eval.every=0",
                                                    f"ppo.total_steps={steps}", f"checkpoint_every={10 * steps}"])  # fmt: skip
-        trainer = Trainer(cfg, quiet=True)
+        trainer = Trainer(cfg, quiet=True, backend=backend)
+        prof = cProfile.Profile() if profile else None
         try:
             start = time.perf_counter()
+            if prof is not None:
+                prof.enable()
             trainer.model.learn(total_timesteps=steps)
-            return steps / (time.perf_counter() - start)
+            rate = steps / (time.perf_counter() - start)
         finally:
             trainer.close()  # releases the run-dir lock
+        if prof is not None:
+            prof.disable()
+            _report(prof, profile)
+        return rate
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
         for leftover in (f"{run_dir}.lock", f"{run_dir}.lock.holder"):
@@ -40,15 +52,33 @@ def measure(steps: int, threads: int, overrides: list[str]) -> float:
                 os.remove(leftover)
 
 
+def _report(prof: cProfile.Profile, top: int) -> None:
+    """Collection (the games and the rollout's forward passes) against the PPO updates, then the
+    ``top`` functions by own time."""
+    stats = pstats.Stats(prof)
+    cum = {f"{func[0].rsplit('/', 1)[-1]}:{func[2]}": v[3] for func, v in stats.stats.items()}  # type: ignore[attr-defined]
+    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+    parts = {"collect_rollouts": "ppo_mask.py:collect_rollouts", "env step_wait": "vector.py:step_wait",
+             "PPO update (train)": "ppo_mask.py:train"}  # fmt: skip
+    for name, key in parts.items():
+        print(f"  {name}: {cum.get(key, 0.0):.2f} s of {total:.2f} s")
+    stats.sort_stats("tottime").print_stats(top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=65536)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--backend", nargs="+", default=["core"], choices=["core", "python"],
+                        help="self-play backends to measure, in this order")  # fmt: skip
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     args = parser.parse_args()
-    for t in args.threads:
-        rate = measure(args.steps, t, args.overrides)
-        print(f"torch threads {t}: {rate:,.0f} learner decisions/s (collection + PPO updates), torch {torch.__version__}")
+    for backend in args.backend:
+        for t in args.threads:
+            rate = measure(args.steps, t, args.overrides, backend, args.profile)
+            print(f"backend {backend}, torch threads {t}: {rate:,.0f} learner decisions/s "
+                  f"(collection + PPO updates), torch {torch.__version__}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

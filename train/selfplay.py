@@ -1,18 +1,20 @@
 """Self-play games as a stable-baselines3 ``VecEnv``: the public vector env with an opponent pool.
 
-``SelfPlayVecEnv`` is ``baloot_env.vector.BalootVecEnv`` (the one vector env, on the one game
-driver) with what training adds:
+``SelfPlayVecEnv`` is ``baloot_env.vector.BalootVecEnv`` (the one vector env; by default its
+games run on the compiled batched core, ``backend="core"``, with the deals, rewards and
+bookkeeping of the one game driver) with what training adds:
 
 - the learner plays both seats of one team, drawn per game when its episode starts (README
   choice 12), so it plays both seat pairs;
 - the opponent team is drawn per game from the ``OpponentPool`` (recent snapshots of the learner,
   champions, ``heuristic``, ``random``), by the config's mixing weights; opponents' decisions are
-  batched across the games, as the vector env batches any player;
+  batched across the games, as the vector env batches any player (on the core backend a network
+  of the pool gets the observation block of its games, ``net_actions``);
 - episode summaries (``finished``: opponent category, reward, won, score, per-hand figures) for
   the trainer's ``selfplay/`` logs;
 - checkpoints: ``state()`` / ``load_state()`` hold the games in progress (hands, matches,
   generators, opponents by their identity in the pool) as plain data, so a resumed run plays on
-  exactly.
+  exactly; both backends save the games in the engine's form (one format).
 
 How the team trajectory and its rewards are assembled is the vector env's
 (``baloot_env.lockstep``): a game's trajectory is its learner-team decisions, whichever of the
@@ -29,32 +31,57 @@ the next ``reset``); the pool has its own generator, seeded and checkpointed by 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
+import torch
 
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
-from train.opponents import OpponentPool
+from train.opponents import NetOpponent, OpponentPool
 
 GAMES_FORMAT = "baloot-selfplay-games-2"
+
+
+def net_actions(opponent: NetOpponent, obs: np.ndarray, masks: np.ndarray) -> list[int]:
+    """``NetOpponent.act_seats`` on arrays: a sample from the network's masked policy, drawing
+    from the opponent's generator exactly as ``act_seats`` does for the same observations."""
+    with torch.no_grad():
+        logits, _ = opponent.net(torch.from_numpy(obs), torch.from_numpy(masks))
+        probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
+    probs *= masks  # exactly zero on illegal actions
+    cum = np.cumsum(probs, axis=1)
+    u = opponent.rng.random(len(obs)) * cum[:, -1]
+    return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
 
 
 class SelfPlayVecEnv(BalootVecEnv):
     """``n_envs`` self-play games against the pool; see the module docstring."""
 
-    def __init__(self, n_envs: int, cfg: EnvConfig, pool: OpponentPool, seed: int, privileged: bool = False):
+    def __init__(
+        self, n_envs: int, cfg: EnvConfig, pool: OpponentPool, seed: int, privileged: bool = False,
+        backend: str = "core",
+    ):  # fmt: skip
         self.cfg = cfg
         self.pool = pool
         super().__init__(
             n_envs, learner="team", opponents=None, episode=cfg.episode, rules=RuleConfig.from_dict(cfg.rules),
             reward=Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus), seed=seed, privileged=privileged,
+            backend=backend,
         )  # fmt: skip
 
     def _draw_players(self, i: int, g: Any) -> None:
         g.opponent = g.partner = self.pool.sample()
+
+    def array_policy(self, player: Any) -> Callable[[np.ndarray, np.ndarray], list[int]] | None:
+        """The core backend asks a network of the pool on the observation block of its games."""
+        if isinstance(player, NetOpponent):
+            return partial(net_actions, player)
+        return None
 
     def _observe_all(self) -> np.ndarray:
         """Every game's observation for its seat to act (``observe``)."""

@@ -107,8 +107,9 @@ class Trainer:
     same run.
     """
 
-    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False):
+    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, backend: str = "core"):
         self.cfg = cfg
+        self.backend = backend  # where the self-play games run (SelfPlayVecEnv): "core" or "python"
         self.run_dir = Path(cfg.run_dir)
         self.quiet = quiet
         self.resume = resume
@@ -133,7 +134,8 @@ class Trainer:
         # --- opponents, games, model
         self.spec = net_spec(cfg)
         self.pool = OpponentPool(cfg.opponents, self.spec, cfg.seed + 1000)
-        self.venv = SelfPlayVecEnv(cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic)
+        self.venv = SelfPlayVecEnv(cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic,
+                                   backend=self.backend)  # fmt: skip
         p = cfg.ppo
         self.model = BalootPPO(
             BalootPolicy, self.venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
