@@ -2,8 +2,8 @@
 rewards, under the PettingZoo env, self-play training and evaluation alike.
 
 The last section plays the same seeded games through the PettingZoo env, the training vector env,
-the public vector env and the Gymnasium env, and asserts identical observations, masks and
-rewards; it is written as recorders of a learner's trajectory, so that any env built on the
+the public vector env (each on the batched core and on the Python driver) and the Gymnasium env,
+and asserts identical observations, masks and rewards; it is written as recorders of a learner's trajectory, so that any env built on the
 driver can add its own recorder and be held to the same games.
 """
 
@@ -300,7 +300,26 @@ def record_pettingzoo(
     return out
 
 
-def record_selfplay(seed: int, episode: str, reward: str, count: int, policy: Callable) -> tuple[list, list[int]]:
+def seeded_deals(seed: int, episode: str) -> DealSource:
+    """The deals ``env.reset(seed=seed)`` and its later resets draw, given as a list: a match's
+    first deal (and a hand episode's) draws its dealer, later hands take the rotation's (R2.1)."""
+    rng = np.random.default_rng(seed)
+    if episode == "hand":
+        return DealSource(deals=[random_deal(rng) for _ in range(12)])
+    return DealSource(deals=[random_deal(rng)] + [random_deal(rng, 0) for _ in range(60)], dealers="rotate")
+
+
+def _deal_source(seed: int, episode: str, deals: str) -> DealSource:
+    if deals == "given":
+        return seeded_deals(seed, episode)
+    return DealSource(np.random.default_rng(seed))  # deal as env.reset(seed=seed) does
+
+
+def record_selfplay(
+    seed: int, episode: str, reward: str, count: int, policy: Callable, backend: str = "core", deals: str = "seeded"
+) -> tuple[list, list[int]]:
+    """Self-play training's vector env, heuristic opponents, on ``backend``; ``deals="given"``
+    hands it the seeded deals as a list (the core then plays queued deals only)."""
     from agents.network import NetSpec
     from train.config import EnvConfig, OpponentConfig
     from train.opponents import OpponentPool
@@ -308,9 +327,9 @@ def record_selfplay(seed: int, episode: str, reward: str, count: int, policy: Ca
 
     weights = OpponentConfig(self_weight=0.0, champion_weight=0.0, heuristic_weight=1.0, random_weight=0.0)
     pool = OpponentPool(weights, NetSpec(trunk=(8,), head_hidden=8, value_hidden=(8,)), 0)
-    venv = SelfPlayVecEnv(1, EnvConfig(episode=episode, reward=reward), pool, seed)
+    venv = SelfPlayVecEnv(1, EnvConfig(episode=episode, reward=reward), pool, seed, backend=backend)
     game = venv.games[0]
-    game.table.deals = DealSource(np.random.default_rng(seed))  # deal as env.reset(seed=seed) does
+    game.table.deals = _deal_source(seed, episode, deals)
     obs = venv.reset()
     out, teams, steps = [], [game.learner_team], []
     while len(out) < count:
@@ -328,15 +347,18 @@ def record_selfplay(seed: int, episode: str, reward: str, count: int, policy: Ca
 
 
 def record_vector(
-    seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "team"
-) -> tuple[list, list[int]]:
-    """The public vector env (``baloot_env.vector``), heuristic on the other seats; the learner's
-    team or seat is drawn per episode. Returns the trajectories and the drawn positions."""
+    seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "team",
+    backend: str = "core", deals: str = "seeded",
+) -> tuple[list, list[int]]:  # fmt: skip
+    """The public vector env (``baloot_env.vector``) on ``backend``, heuristic on the other seats;
+    the learner's team or seat is drawn per episode. Returns the trajectories and the drawn positions."""
     from baloot_env.vector import BalootVecEnv
 
-    venv = BalootVecEnv(1, learner=learner, opponents=HeuristicAgent(), episode=episode, reward=reward, seed=seed)
+    venv = BalootVecEnv(
+        1, learner=learner, opponents=HeuristicAgent(), episode=episode, reward=reward, seed=seed, backend=backend
+    )
     game = venv.games[0]
-    game.table.deals = DealSource(np.random.default_rng(seed))  # deal as env.reset(seed=seed) does
+    game.table.deals = _deal_source(seed, episode, deals)
     obs = venv.reset()
     place = lambda: game.learner_team if learner == "team" else game.learner_seat  # noqa: E731
     out, places, steps = [], [place()], []
@@ -377,15 +399,29 @@ def record_gym(seed: int, episode: str, reward: str, count: int, policy: Callabl
 
 
 def _record(way: str, seed: int, episode: str, reward: str, count: int) -> tuple[list, list[int], bool]:
-    """A recorder's trajectories, the learner's places and whether a place is a seat."""
-    if way == "selfplay":
-        return (*record_selfplay(seed, episode, reward, count, _policy), False)
-    kind, learner = way.split("_")
-    recorder = record_vector if kind == "vector" else record_gym
-    return (*recorder(seed, episode, reward, count, _policy, learner), learner == "seat")
+    """A recorder's trajectories, the learner's places and whether a place is a seat. ``way`` is
+    the env, then for the vector envs ``core`` or ``python`` (the backend) and ``seeded`` or
+    ``given`` (the deals: drawn from the seeded generator, or that generator's deals as a list)."""
+    kind, *rest = way.split("_")
+    if kind == "selfplay":
+        backend, deals = rest
+        return (*record_selfplay(seed, episode, reward, count, _policy, backend, deals), False)
+    if kind == "vector":
+        learner, backend, deals = rest
+        return (*record_vector(seed, episode, reward, count, _policy, learner, backend, deals), learner == "seat")
+    (learner,) = rest
+    return (*record_gym(seed, episode, reward, count, _policy, learner), learner == "seat")
 
 
-@pytest.mark.parametrize("way", ["selfplay", "vector_team", "vector_seat", "gym_seat", "gym_team"])
+WAYS = [
+    "selfplay_core_seeded", "selfplay_python_seeded", "selfplay_core_given",
+    "vector_team_core_seeded", "vector_team_python_seeded", "vector_team_core_given",
+    "vector_seat_core_seeded", "vector_seat_python_seeded", "vector_seat_core_given",
+    "gym_seat", "gym_team",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("way", WAYS)
 @pytest.mark.parametrize(
     ("episode", "reward", "seed", "count"),
     [
@@ -400,7 +436,8 @@ def test_pettingzoo_env_and_the_vector_envs_play_the_same_games(way, episode, re
     """The same seeded deals and the same actions (a deterministic learner; heuristic on the other
     seats) give the learner identical observations, masks, rewards and episode ends (and terminal
     observations) through the PettingZoo env and through the self-play vector env, the public
-    vector env (learner team or seat) and the Gymnasium env (seat or team)."""
+    vector env (learner team or seat), both on the batched core and on the Python driver, with
+    the deals drawn or given, and the Gymnasium env (seat or team)."""
     sp, places, seat_mode = _record(way, seed, episode, reward, count)
     teams = [p % 2 for p in places]
     pz = record_pettingzoo(seed, episode, reward, teams, _policy, seats=places if seat_mode else None)

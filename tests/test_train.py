@@ -189,6 +189,24 @@ def _params(trainer) -> list[torch.Tensor]:
     return [p.detach().clone() for p in trainer.model.policy.parameters()]
 
 
+def test_training_on_the_core_backend_updates_the_network_as_on_the_python_backend(tmp_path):
+    """Self-play on the batched core (the default) plays the Python driver's games, opponents'
+    choices included (pool snapshots sampled from blocks, heuristic kernels, random on masks), so
+    the same seed gives the same weights and the same games in progress, bit for bit."""
+    from train.trainer import Trainer
+
+    runs = []
+    for backend in ("core", "python"):
+        d = tiny(tmp_path / backend, pretrain={"positions": 0}, opponents={"snapshot_every": 64})
+        with Trainer(config_from_dict(d), quiet=True, backend=backend) as t:
+            t.model.learn(384)
+            assert len(t.pool.snapshots) > 2 and t.venv.backend == backend
+            runs.append((_params(t), t.venv.state()))
+    (core, core_games), (python, python_games) = runs
+    assert all(torch.equal(a, b) for a, b in zip(core, python, strict=True))
+    assert core_games == python_games
+
+
 @pytest.mark.slow  # over 10 s on 2 cores
 def test_same_seed_gives_same_first_updates(tmp_path):
     from train.trainer import Trainer

@@ -1,6 +1,7 @@
 """The public vector env (issue 11): ``baloot_env.vector.BalootVecEnv``, an SB3 ``VecEnv`` with
 ``action_masks()`` and a working ``seed()``; the other seats played by any agent or policy, in
-batches. (Its games equal the PettingZoo env's: tests/test_driver.py.)"""
+batches; on the batched core by default (issue 16). (Its games equal the PettingZoo env's:
+tests/test_driver.py; its two backends' games each other's: tests/test_lockstep_core.py.)"""
 
 from __future__ import annotations
 
@@ -29,27 +30,30 @@ def _key(log: list) -> list:
     return [(s, o.tobytes(), r.tolist(), d.tolist()) for s, o, r, d, _ in log]
 
 
-def test_seed_then_reset_replays_the_same_games_and_other_seeds_differ():
+@pytest.mark.parametrize("backend", ["core", "python"])
+def test_seed_then_reset_replays_the_same_games_and_other_seeds_differ(backend):
     """SB3 calls seed(s) then reset(): the games (and the agents it made) start over from s, as a
-    new env built with seed s would."""
-    a = BalootVecEnv(4, opponents="random", seed=3)
+    new env built with seed s would (on either backend; tests/test_lockstep_core.py holds the two
+    to the same games)."""
+    a = BalootVecEnv(4, opponents="random", seed=3, backend=backend)
     first = (a.reset().tobytes(), _key(_play(a, 120)))
     assert a.seed(3) == [3, 3, 3, 3]
     again = (a.reset().tobytes(), _key(_play(a, 120)))
-    b = BalootVecEnv(4, opponents="random", seed=99)
+    b = BalootVecEnv(4, opponents="random", seed=99, backend=backend)
     b.seed(3)
     fresh = (b.reset().tobytes(), _key(_play(b, 120)))
     assert first == again == fresh
     a.seed(4)
     other = (a.reset().tobytes(), _key(_play(a, 120)))
     assert other != first
-    c = BalootVecEnv(4, opponents="random", seed=3)  # no seed() call: the constructor's seed
+    c = BalootVecEnv(4, opponents="random", seed=3, backend=backend)  # no seed() call: the constructor's seed
     assert (c.reset().tobytes(), _key(_play(c, 120))) == first
 
 
-def test_learner_team_or_seat_acts_only_at_its_places_and_sees_its_own_view():
+@pytest.mark.parametrize("backend", ["core", "python"])
+def test_learner_team_or_seat_acts_only_at_its_places_and_sees_its_own_view(backend):
     for learner, places in (("team", 2), ("seat", 4)):
-        venv = BalootVecEnv(6, learner=learner, opponents="heuristic", seed=1)
+        venv = BalootVecEnv(6, learner=learner, opponents="heuristic", seed=1, backend=backend)
         obs = venv.reset()
         seen = set()
         for _ in range(150):
