@@ -3,7 +3,8 @@
 Runs the default config's PPO without the warm start and without evaluations for a fixed
 number of learner decisions, once per self-play backend (``core``: the batched core, the
 default; ``python``: one driver table a game) and torch thread count, in one process so the
-ratios compare. ``--profile N`` prints each run's N most expensive functions (cProfile, by own
+ratios compare; the rate per CPU second of the process stands beside the wall-clock one (the
+machine is shared). ``--profile N`` prints each run's N most expensive functions (cProfile, by own
 time) and the split between collection and PPO updates.
 
 Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``.
@@ -25,7 +26,10 @@ from train.config import load_config
 from train.trainer import Trainer
 
 
-def measure(steps: int, threads: int, overrides: list[str], backend: str = "core", profile: int = 0) -> float:
+def measure(
+    steps: int, threads: int, overrides: list[str], backend: str = "core", profile: int = 0
+) -> tuple[float, float]:
+    """(decisions per wall-clock second, decisions per CPU second of this process) of one run."""
     run_dir = tempfile.mkdtemp(prefix="baloot_speed_")
     try:
         cfg = load_config("configs/default.yaml", [*overrides, f"run_dir={run_dir}", f"torch_threads={threads}",
@@ -34,11 +38,11 @@ def measure(steps: int, threads: int, overrides: list[str], backend: str = "core
         trainer = Trainer(cfg, quiet=True, backend=backend)
         prof = cProfile.Profile() if profile else None
         try:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             if prof is not None:
                 prof.enable()
             trainer.model.learn(total_timesteps=steps)
-            rate = steps / (time.perf_counter() - start)
+            rate = steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
         finally:
             trainer.close()  # releases the run-dir lock
         if prof is not None:
@@ -76,9 +80,9 @@ def main() -> None:
     args = parser.parse_args()
     for backend in args.backend:
         for t in args.threads:
-            rate = measure(args.steps, t, args.overrides, backend, args.profile)
-            print(f"backend {backend}, torch threads {t}: {rate:,.0f} learner decisions/s "
-                  f"(collection + PPO updates), torch {torch.__version__}", flush=True)  # fmt: skip
+            wall, cpu = measure(args.steps, t, args.overrides, backend, args.profile)
+            print(f"backend {backend}, torch threads {t}: {wall:,.0f} learner decisions/s "
+                  f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
