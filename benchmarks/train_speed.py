@@ -5,7 +5,8 @@ number of learner decisions, once per self-play backend (``core``: the batched c
 default; ``python``: one driver table a game) and torch thread count, in one process so the
 ratios compare; the rate per CPU second of the process stands beside the wall-clock one (the
 machine is shared). ``--profile N`` prints each run's N most expensive functions (cProfile, by own
-time) and the split between collection and PPO updates.
+time) and the split between collection and PPO updates; every run prints where its wall-clock
+time went (the games, the PPO updates, the rest) without a profiler's overhead.
 
 Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``.
 """
@@ -36,15 +37,20 @@ def measure(
                                                    "pretrain.positions=0", "eval.every=0",
                                                    f"ppo.total_steps={steps}", f"checkpoint_every={10 * steps}"])  # fmt: skip
         trainer = Trainer(cfg, quiet=True, backend=backend)
+        spent = {"games": _timed(trainer.venv, "step_wait"), "update": _timed(trainer.model, "train")}
         prof = cProfile.Profile() if profile else None
         try:
             start, cpu = time.perf_counter(), time.process_time()
             if prof is not None:
                 prof.enable()
             trainer.model.learn(total_timesteps=steps)
-            rate = steps / (time.perf_counter() - start), steps / (time.process_time() - cpu)
+            wall = time.perf_counter() - start
+            rate = steps / wall, steps / (time.process_time() - cpu)
         finally:
             trainer.close()  # releases the run-dir lock
+        games, update = spent["games"][0], spent["update"][0]
+        print(f"  {backend}: {wall:.1f} s: games (VecEnv.step_wait) {games:.1f} s, PPO updates {update:.1f} s, "
+              f"the rest (the rollout's forward passes, buffer, SB3) {wall - games - update:.1f} s")  # fmt: skip
         if prof is not None:
             prof.disable()
             _report(prof, profile)
@@ -54,6 +60,22 @@ def measure(
         for leftover in (f"{run_dir}.lock", f"{run_dir}.lock.holder"):
             if os.path.exists(leftover):
                 os.remove(leftover)
+
+
+def _timed(obj: object, name: str) -> list[float]:
+    """Wrap ``obj.name`` to add its wall-clock time to the returned one-element list."""
+    inner = getattr(obj, name)
+    total = [0.0]
+
+    def wrapper(*args: object, **kwargs: object) -> object:
+        t = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            total[0] += time.perf_counter() - t
+
+    setattr(obj, name, wrapper)
+    return total
 
 
 def _report(prof: cProfile.Profile, top: int) -> None:
