@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from baloot_env.match import MatchContext, MatchState
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.rewards import REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
+
+if TYPE_CHECKING:
+    from baloot_env.core_table import CoreTable
 
 LEARNERS = ("team", "seat")
 BACKENDS = ("core", "python")
@@ -141,11 +144,12 @@ def make_player(spec: Any, seed: int = 0) -> Any:
 class Game:
     """One running game (its driver ``table``, dealing from ``rng``) and its bookkeeping.
 
-    ``players[s]`` plays seat ``s``; None marks the learner's seats.
+    ``players[s]`` plays seat ``s``; None marks the learner's seats. With the core backend
+    ``table`` is a ``core_table.CoreTable``: the driver table's face over the game's row.
     """
 
     rng: np.random.Generator
-    table: Table
+    table: Table | CoreTable
     learner_team: int = 0
     learner_seat: int = -1  # the learner's seat in "seat" mode, -1 in "team" mode
     opponent: Any = None

@@ -105,6 +105,10 @@ class Trainer:
     during its warm start has none, and resuming it is refused (``CheckpointError``) with the
     command that starts it again: the same config and seed give the same warm start, and so the
     same run.
+
+    ``backend`` is where the self-play games run (``SelfPlayVecEnv``): "core", the batched core
+    (default), or "python", one driver table a game; both play the same games, so a seed gives
+    the same run on either, and a checkpoint of one resumes on the other.
     """
 
     def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, backend: str = "core"):
