@@ -95,7 +95,6 @@ class CoreLockstep:
         self.hist_len = np.zeros(n, np.int64)
         self.tables = [CoreTable(self, i, owner.rules, owner.episode) for i in range(n)]
         self._pending: dict[int, tuple[Deal, bool]] = {}  # game -> (deal, starts an episode)
-        self._kinds: dict[int, tuple[Any, str, Any]] = {}  # id(player) -> (player, kind, how)
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._mask = np.zeros((n, NUM_ACTIONS), np.int8)
         self._all = np.arange(n)
@@ -307,9 +306,6 @@ class CoreLockstep:
         "heuristic" (``HeuristicAgent`` as kernels), "random" (``RandomAgent`` on the masks),
         "views" (any other agent on ``PlayerView``s) or "seats" (``act_seats`` on the engine's
         hands)."""
-        known = self._kinds.get(id(player))
-        if known is not None and known[0] is player:
-            return known[1], known[2]
         from baloot_env.lockstep import AgentPlayer, ArrayPlayer
 
         kind, how = "seats", None
@@ -327,7 +323,6 @@ class CoreLockstep:
             fn = self.owner.array_policy(player)
             if fn is not None:
                 kind, how = "arrays", fn
-        self._kinds[id(player)] = (player, kind, how)
         return kind, how
 
     # ------------------------------------------------------------------ restoring
