@@ -356,7 +356,9 @@ class SearchAgent(Agent):
             worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
-            search_sums(template, worlds, cards, sw, team, endgame_cards, cfg.epsilon, cfg.playouts, stream, sums)
+            search_sums(
+                template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, sums
+            )
             n += k
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
