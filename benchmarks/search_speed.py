@@ -44,7 +44,7 @@ def _parse(config: str) -> tuple[str, int]:
 def positions(hands: int, deal_set: str) -> list[tuple[int, PlayerView]]:
     """(seed, view) of every card decision of team 0 when ``search`` plays the first ``hands`` deals."""
     deals = load_named(deal_set).deals[:hands]
-    driver, heuristic = SearchAgent(0), HeuristicAgent(0)
+    driver, heuristic = SearchAgent(0, SearchConfig(worlds=16)), HeuristicAgent(0)
     out = []
     for i, deal in enumerate(deals):
         state = HandState(deal)

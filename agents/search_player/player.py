@@ -17,8 +17,8 @@ view into one row of the batched core (``world_row``: ``build_world`` through
 (``agents.search_player.batch_search``: the heuristic kernel, then the endgame as a kernel);
 ``"python"`` plays them through ``HandState``. With the same worlds (the same seed) and
 ``epsilon`` 0 both give the same values to the bit, so the same cards
-(``tests/test_search_core.py``); the core is many times faster, so it affords more worlds in the
-same time (docs/BENCHMARKS.md, "Search player").
+(``tests/test_search_core.py``). The core is about 20 times faster: the default 384 worlds take
+the median time that 16 took through ``HandState`` (``benchmarks/search_speed.py``).
 
 The same worlds serve every card (common random numbers), so the comparison between cards
 is sharper than the noise of one world. A forced card is played at once.
@@ -58,7 +58,9 @@ from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
 from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 
-SEARCH_DEFAULT_WORLDS = 16
+# The core backend's worlds in the median time the Python backend took for 16 (the default
+# before issue 16): benchmarks/search_speed.py measured 381 on the same decisions.
+SEARCH_DEFAULT_WORLDS = 384
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
 
@@ -71,7 +73,8 @@ class SearchConfig:
     """Parameters of the search player.
 
     Attributes:
-        worlds: sampled worlds per decision.
+        worlds: sampled worlds per decision (``SEARCH_DEFAULT_WORLDS``: sized for the core backend;
+            the Python backend takes about as long for 16).
         playouts: playouts per world and card (more than 1 only helps with ``epsilon`` > 0).
         epsilon: probability that a playout move is a random legal card instead of the heuristic's.
         endgame_tricks: tricks left when the exact search takes over (3 means the last 12 cards).
