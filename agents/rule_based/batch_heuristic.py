@@ -82,20 +82,7 @@ def _sources_digest() -> str:
 
 
 def _clear_stale_cache() -> None:
-    stamp = _CACHE / _STAMP
-    digest = _sources_digest()
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:
-        pass
-    try:
-        _CACHE.mkdir(exist_ok=True)
-        for path in list(_CACHE.glob(f"{_HERE.stem}.*.nbi")) + list(_CACHE.glob(f"{_HERE.stem}.*.nbc")):
-            path.unlink(missing_ok=True)
-        stamp.write_text(digest)
-    except OSError:
-        pass  # a read-only install: numba then caches under the user's cache directory
+    _batch_jit.clear_stale_cache(_CACHE, _STAMP, _sources_digest(), (_HERE.stem,))
 
 
 _clear_stale_cache()

@@ -15,6 +15,7 @@ from pathlib import Path
 import numba
 
 from agents.rule_based import batch_heuristic as _batch_heuristic
+from baloot_env.batch import jit as _batch_jit
 
 _PACKAGE = Path(__file__).resolve().parent
 _CACHE = _PACKAGE / "__pycache__"
@@ -31,21 +32,7 @@ def _sources_digest() -> str:
 
 
 def _clear_stale_cache() -> None:
-    stamp = _CACHE / _STAMP
-    digest = _sources_digest()
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:
-        pass
-    try:
-        _CACHE.mkdir(exist_ok=True)
-        for name in KERNEL_MODULES:
-            for path in list(_CACHE.glob(f"{name}.*.nbi")) + list(_CACHE.glob(f"{name}.*.nbc")):
-                path.unlink(missing_ok=True)
-        stamp.write_text(digest)
-    except OSError:
-        pass  # a read-only install: numba then caches under the user's cache directory
+    _batch_jit.clear_stale_cache(_CACHE, _STAMP, _sources_digest(), KERNEL_MODULES)
 
 
 _clear_stale_cache()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -51,23 +51,34 @@ def _sources_digest() -> str:
     return h.hexdigest()
 
 
-def _clear_stale_cache() -> None:
-    """Remove this package's numba cache files if any source they were built from changed."""
-    cache = _PACKAGE / "__pycache__"
-    stamp = cache / _STAMP
-    digest = _sources_digest()
+def clear_stale_cache(cache: Path, stamp_name: str, digest: str, stems: Iterable[str] | None = None) -> None:
+    """Remove numba cache files under ``cache`` if ``digest`` differs from the stamp there.
+
+    The one cache guard of the project's kernels: this package's, and those of the packages
+    built on it (``agents.rule_based.batch_heuristic``, ``agents.search_player.jit``), each with
+    its own digest and stamp file. ``stems`` names the modules whose cache files go
+    (``{stem}.*.nbi``, ``{stem}.*.nbc``); ``None`` clears every one in ``cache``.
+    """
+    stamp = cache / stamp_name
     try:
         if stamp.read_text() == digest:
             return
     except OSError:
         pass
+    patterns = ["*.nbi", "*.nbc"] if stems is None else [f"{s}.*.{ext}" for s in stems for ext in ("nbi", "nbc")]
     try:
         cache.mkdir(exist_ok=True)
-        for path in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            path.unlink(missing_ok=True)
+        for pattern in patterns:
+            for path in list(cache.glob(pattern)):
+                path.unlink(missing_ok=True)
         stamp.write_text(digest)
     except OSError:
         pass  # a read-only install: numba then caches under the user's cache directory
+
+
+def _clear_stale_cache() -> None:
+    """Remove this package's numba cache files if any source they were built from changed."""
+    clear_stale_cache(_PACKAGE / "__pycache__", _STAMP, _sources_digest())
 
 
 _clear_stale_cache()
