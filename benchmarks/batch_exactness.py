@@ -16,51 +16,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
 import time
 from datetime import UTC, datetime
 
 import numba
 
 from baloot_env.batch.differential import DiffStats, Mismatch, run_differential
-from baloot_env.rewards import Reward
-from baloot_env.rules import FOUR_ACES_HOKUM, HANDS_CHOICES, TIE_RULES, RuleConfig
-
-SINGLE_SWITCHES = (
-    RuleConfig(),
-    RuleConfig(sun_double=True),
-    RuleConfig(projects=False),
-    RuleConfig(doubling=False),
-    RuleConfig(match="hands", hands=5),
-    RuleConfig(match="hands", hands=9),
-    RuleConfig(match="hands", hands=11),
-    RuleConfig(tie_rule="last_digit"),
-    RuleConfig(win_above=True),
-    RuleConfig(four_aces_hokum="hundred"),
-    RuleConfig(baloot_kept=True),
-    RuleConfig(deal_rotation="right"),
-)
-REWARDS = (Reward(), Reward("points", match_bonus=2.5), Reward("win"), Reward(scale=10.0, match_bonus=0.5))
-
-
-def random_rules(rng: random.Random) -> RuleConfig:
-    return RuleConfig(
-        sun_double=rng.random() < 0.5,
-        projects=rng.random() < 0.7,
-        doubling=rng.random() < 0.7,
-        match=rng.choice(("target", "hands")),
-        hands=rng.choice(HANDS_CHOICES),
-        tie_rule=rng.choice(TIE_RULES),
-        win_above=rng.random() < 0.5,
-        four_aces_hokum=rng.choice(FOUR_ACES_HOKUM),
-        baloot_kept=rng.random() < 0.5,
-        deal_rotation=rng.choice(("left", "right")),
-    )
-
-
-def describe(rules: RuleConfig) -> str:
-    changed = {k: v for k, v in rules.to_dict().items() if v != getattr(RuleConfig(), k)}
-    return ",".join(f"{k}={v}" for k, v in changed.items()) or "default"
+from baloot_env.batch.variants import REWARDS, variant_id, variants
 
 
 def main() -> None:
@@ -72,8 +34,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
           f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")  # fmt: skip
-    rng = random.Random(args.seed)
-    configs = list(SINGLE_SWITCHES) + [random_rules(rng) for _ in range(args.combos)]
+    configs = list(variants(args.seed, args.combos))
     per_run = -(-args.hands // len(configs))
     total = DiffStats()
     mismatches = 0
@@ -93,11 +54,11 @@ def main() -> None:
                 )
             except Mismatch as e:
                 mismatches += 1
-                print(f"MISMATCH {episode} {describe(rules)} {options}: {e}")
+                print(f"MISMATCH {episode} {variant_id(rules)} {options}: {e}")
                 continue
             total.add(stats)
             print(
-                f"{episode:5} {describe(rules)[:70]:70} hands {stats.hands:6,} (thrown in {stats.thrown_in:5,}) "
+                f"{episode:5} {variant_id(rules)[:70]:70} hands {stats.hands:6,} (thrown in {stats.thrown_in:5,}) "
                 f"matches {stats.matches:5,} decisions {stats.decisions:8,} {time.perf_counter() - t:5.1f} s"
             )
     wall = time.perf_counter() - start

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import platform
-import random
 import sys
 import time
 import zlib
@@ -37,67 +36,33 @@ from agents.rule_based import batch_heuristic as bh
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.batch import BatchGame
 from baloot_env.batch.differential import Mismatch
+from baloot_env.batch.variants import variant_id, variants
 from baloot_env.deal import random_deal
 from baloot_env.match import MatchState, match_context
-from baloot_env.rules import FOUR_ACES_HOKUM, HANDS_CHOICES, TIE_RULES, RuleConfig
+from baloot_env.rules import RuleConfig
 
-SINGLE_SWITCHES = (
-    RuleConfig(),
-    RuleConfig(sun_double=True),
-    RuleConfig(projects=False),
-    RuleConfig(doubling=False),
-    RuleConfig(match="hands", hands=5),
-    RuleConfig(match="hands", hands=9),
-    RuleConfig(match="hands", hands=11),
-    RuleConfig(tie_rule="last_digit"),
-    RuleConfig(win_above=True),
-    RuleConfig(four_aces_hokum="hundred"),
-    RuleConfig(baloot_kept=True),
-    RuleConfig(deal_rotation="right"),
-)
 CHUNK = 4096  # views collected before their act calls are timed together
 
 
-def random_rules(rng: random.Random) -> RuleConfig:
-    return RuleConfig(
-        sun_double=rng.random() < 0.5,
-        projects=rng.random() < 0.7,
-        doubling=rng.random() < 0.7,
-        match=rng.choice(("target", "hands")),
-        hands=rng.choice(HANDS_CHOICES),
-        tie_rule=rng.choice(TIE_RULES),
-        win_above=rng.random() < 0.5,
-        four_aces_hokum=rng.choice(FOUR_ACES_HOKUM),
-        baloot_kept=rng.random() < 0.5,
-        deal_rotation=rng.choice(("left", "right")),
-    )
-
-
-def describe(rules: RuleConfig) -> str:
-    changed = {k: v for k, v in rules.to_dict().items() if v != getattr(RuleConfig(), k)}
-    return ",".join(f"{k}={v}" for k, v in changed.items()) or "default"
-
-
 def exactness(decisions: int, combos: int, seed: int) -> tuple[bh.HeuristicDiffStats, int]:
-    rng = random.Random(seed)
-    configs = list(SINGLE_SWITCHES) + [random_rules(rng) for _ in range(combos)]
+    configs = list(variants(seed, combos))
     per_run = -(-decisions // (2 * len(configs)))
     total = bh.HeuristicDiffStats()
     mismatches = 0
     for rules in configs:
         for episode in ("hand", "match"):
             games = 32 if episode == "hand" else 4
-            run_seed = zlib.crc32(f"{seed} {describe(rules)} {episode}".encode())
+            run_seed = zlib.crc32(f"{seed} {variant_id(rules)} {episode}".encode())
             try:
                 s = bh.run_heuristic_differential(rules, episode, games, per_run, run_seed)
             except Mismatch as e:
                 mismatches += 1
-                print(f"MISMATCH {episode:5} {describe(rules)}\n{e}")
+                print(f"MISMATCH {episode:5} {variant_id(rules)}\n{e}")
                 continue
             total.add(s)
             print(f"ok {episode:5} {s.decisions:7,d} decisions ({s.choices:,d} with a choice: {s.bids:,d} bids, "
                   f"{s.doubles:,d} doubling calls, {s.cards:,d} cards), {s.hands:,d} hands, {s.matches:,d} matches  "
-                  f"{describe(rules)}")  # fmt: skip
+                  f"{variant_id(rules)}")  # fmt: skip
     return total, mismatches
 
 

@@ -16,7 +16,6 @@ compilation (about a minute on one core), later runs load it.
 from __future__ import annotations
 
 import dataclasses
-import random
 
 import numpy as np
 import pytest
@@ -30,55 +29,15 @@ from baloot_env.batch.differential import run_differential
 from baloot_env.batch.projects import declare_projects as batch_declare
 from baloot_env.batch.scoring import score_hands
 from baloot_env.batch.tables import KINDS
+from baloot_env.batch.variants import REWARDS, SINGLE_SWITCHES, variant_id, variants
 from baloot_env.cards import NUM_CARDS
 from baloot_env.deal import random_deal
 from baloot_env.errors import IllegalActionError
 from baloot_env.projects import PROJECT_VALUES, declare_projects
-from baloot_env.rewards import Reward
 from baloot_env.rules import FOUR_ACES_HOKUM, HANDS_CHOICES, TIE_RULES, RuleConfig
 from baloot_env.scoring import HOKUM, SUN, score_hand
 
-# Every switch flipped from its default (V1-V9), then random combinations.
-SINGLE_SWITCHES = (
-    RuleConfig(),
-    RuleConfig(sun_double=True),
-    RuleConfig(projects=False),
-    RuleConfig(doubling=False),
-    RuleConfig(match="hands", hands=5),
-    RuleConfig(match="hands", hands=9),
-    RuleConfig(match="hands", hands=11),
-    RuleConfig(tie_rule="last_digit"),
-    RuleConfig(win_above=True),
-    RuleConfig(four_aces_hokum="hundred"),
-    RuleConfig(baloot_kept=True),
-    RuleConfig(deal_rotation="right"),
-)
-
-
-def random_rules(rng: random.Random) -> RuleConfig:
-    """A random combination of every switch (V1-V9)."""
-    return RuleConfig(
-        sun_double=rng.random() < 0.5,
-        projects=rng.random() < 0.7,
-        doubling=rng.random() < 0.7,
-        match=rng.choice(("target", "hands")),
-        hands=rng.choice(HANDS_CHOICES),
-        tie_rule=rng.choice(TIE_RULES),
-        win_above=rng.random() < 0.5,
-        four_aces_hokum=rng.choice(FOUR_ACES_HOKUM),
-        baloot_kept=rng.random() < 0.5,
-        deal_rotation=rng.choice(("left", "right")),
-    )
-
-
-_combo_rng = random.Random(16)
-VARIANTS = SINGLE_SWITCHES + tuple(random_rules(_combo_rng) for _ in range(4))
-REWARDS = (Reward(), Reward("points", match_bonus=2.5), Reward("win"), Reward(scale=10.0, match_bonus=0.5))
-
-
-def variant_id(rules: RuleConfig) -> str:
-    changed = {k: v for k, v in rules.to_dict().items() if v != getattr(RuleConfig(), k)}
-    return ",".join(f"{k}={v}" for k, v in changed.items()) or "default"
+VARIANTS = variants(seed=16, combos=4)
 
 
 def test_every_switch_is_flipped_alone():

@@ -16,7 +16,6 @@ run (200,000+ decisions, with timings) is ``benchmarks/batch_heuristic.py``.
 from __future__ import annotations
 
 import ast
-import random
 import zlib
 from pathlib import Path
 
@@ -42,50 +41,13 @@ from baloot_env.batch.state import (
     PROJECT_KINDS,
     TO_ACT,
 )
+from baloot_env.batch.variants import variant_id, variants
 from baloot_env.cards import NUM_CARDS, NUM_SEATS, cards_of
-from baloot_env.rules import FOUR_ACES_HOKUM, HANDS_CHOICES, TIE_RULES, RuleConfig
+from baloot_env.rules import RuleConfig
 
-SINGLE_SWITCHES = (
-    RuleConfig(),
-    RuleConfig(sun_double=True),
-    RuleConfig(projects=False),
-    RuleConfig(doubling=False),
-    RuleConfig(match="hands", hands=5),
-    RuleConfig(match="hands", hands=9),
-    RuleConfig(match="hands", hands=11),
-    RuleConfig(tie_rule="last_digit"),
-    RuleConfig(win_above=True),
-    RuleConfig(four_aces_hokum="hundred"),
-    RuleConfig(baloot_kept=True),
-    RuleConfig(deal_rotation="right"),
-)
-
-
-def random_rules(rng: random.Random) -> RuleConfig:
-    """A random combination of every switch (V1-V9)."""
-    return RuleConfig(
-        sun_double=rng.random() < 0.5,
-        projects=rng.random() < 0.7,
-        doubling=rng.random() < 0.7,
-        match=rng.choice(("target", "hands")),
-        hands=rng.choice(HANDS_CHOICES),
-        tie_rule=rng.choice(TIE_RULES),
-        win_above=rng.random() < 0.5,
-        four_aces_hokum=rng.choice(FOUR_ACES_HOKUM),
-        baloot_kept=rng.random() < 0.5,
-        deal_rotation=rng.choice(("left", "right")),
-    )
-
-
-_combo_rng = random.Random(1616)
-VARIANTS = SINGLE_SWITCHES + tuple(random_rules(_combo_rng) for _ in range(4))
+VARIANTS = variants(seed=1616, combos=4)
 # Per (variant, episode): 16 variants x 2 episodes x 4,000 = 128,000 decisions compared.
 DECISIONS = 4_000
-
-
-def variant_id(rules: RuleConfig) -> str:
-    changed = {k: v for k, v in rules.to_dict().items() if v != getattr(RuleConfig(), k)}
-    return ",".join(f"{k}={v}" for k, v in changed.items()) or "default"
 
 
 def test_the_agent_is_deterministic():

@@ -24,7 +24,7 @@ _PACKAGE = Path(__file__).resolve().parent
 # Engine modules whose constants the kernels freeze in at compile time.
 _ENGINE_MODULES = ("actions", "cards", "hand", "observation", "projects", "rewards", "rules", "scoring")
 # Modules of this package that hold no kernel and no constant a kernel reads.
-_PYTHON_ONLY = ("__init__.py", "differential.py", "game.py")
+_PYTHON_ONLY = ("__init__.py", "differential.py", "game.py", "variants.py")
 _STAMP = "baloot_batch_sources.sha256"
 _CONSTANT_TYPES = (bool, int, float, str, tuple, dict)
 
