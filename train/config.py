@@ -121,6 +121,8 @@ class PretrainConfig:
     workers: int = _f(2, "processes labelling positions (a search teacher is slow)")
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
+    backend: str = _f("core", "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
+                      "of the heuristic) or 'python' (the driver); other teachers always play on the driver")
 
 
 @dataclass(frozen=True)
@@ -398,6 +400,8 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(t.workers >= 1, "pretrain.workers", t.workers, ">= 1")
     if not (math.isfinite(t.soft_temperature) and t.soft_temperature >= 0):
         raise ConfigError(f"pretrain.soft_temperature must be >= 0 (0: hard labels), got {t.soft_temperature}")
+    if t.backend not in ("core", "python"):
+        raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
     from agents.registry import AgentSpecError, resolve_spec
 
     try:

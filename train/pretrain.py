@@ -32,6 +32,7 @@ from torch.nn import functional as F
 from agents.base import PlayerView
 from agents.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
+from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
@@ -97,13 +98,83 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: R
     return obs, masks, targets, values
 
 
+def collect_core(n: int, seed: int, rules: RuleConfig, random_share: float, reward: Reward | float,
+                 privileged: bool, games: int = 256, deals: list | None = None):  # fmt: skip
+    """``collect`` for the ``heuristic`` teacher on the batched core: ``games`` hands in lockstep.
+
+    The labels come from the numba twin of the heuristic (``agents.rule_based.batch_heuristic``,
+    equal to ``HeuristicAgent`` on every decision tested), the observations and masks from the
+    core's observation kernel (equal to ``encode`` bit for bit), the value targets from the
+    core's rewards (team 0's; team 1 gets its negative). A position is kept once its hand has
+    ended, so every value target is known; deals come from the core's seeded streams and the
+    random moves from ``numpy.random.default_rng(seed)``: the same kind of positions as
+    ``collect``, not the same ones. ``deals`` (one game only) plays those deals first, in order.
+    """
+    from agents.rule_based.batch_heuristic import act as heuristic_act
+    from baloot_env.batch import BatchGame
+    from baloot_env.batch.state import HANDS
+
+    if not isinstance(reward, Reward):
+        reward = Reward("diff", reward)
+    rng = np.random.default_rng(seed)
+    if deals is not None and games != 1:
+        raise ValueError("deals are played by one game: pass games=1")
+    game = BatchGame(games, rules, episode="hand", seed=seed, reward=reward,
+                     deals=None if deals is None else [list(deals)])  # fmt: skip
+    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
+    obs = np.zeros((n, width), np.float32)
+    masks = np.zeros((n, NUM_ACTIONS), np.int8)
+    targets = np.zeros((n, NUM_ACTIONS), np.float32)
+    values = np.zeros(n, np.float32)
+    pending: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(games)]
+    k = 0
+    rows = np.arange(games)
+    while k < n:
+        seats = game.to_act.copy()
+        o, m = game.observe()
+        labels = heuristic_act(game.state.games)
+        if privileged:
+            hands = game.state.games[:, HANDS : HANDS + 4]
+            rel = hands[rows[:, None], (seats[:, None] + np.arange(4)[None, :]) % 4]
+            o = np.concatenate([o, privileged_input(rel.tolist())], axis=1)
+        moves = labels.copy()
+        explore = rng.random(games) < random_share
+        for g in np.flatnonzero(explore):
+            moves[g] = rng.choice(np.flatnonzero(m[g]))
+        for g in range(games):
+            pending[g].append((o[g].copy(), m[g].copy(), int(labels[g]), int(seats[g]) % 2))
+        res = game.step(moves)
+        for g in np.flatnonzero(res.hand_done):
+            team0 = float(res.reward[g])
+            for ob, mk, label, team in pending[g]:
+                if k < n:
+                    obs[k], masks[k] = ob, mk
+                    targets[k, label] = 1.0
+                    values[k] = team0 if team == 0 else -team0
+                    k += 1
+            pending[g] = []
+    return obs, masks, targets, values
+
+
+def uses_core(cfg: PretrainConfig) -> bool:
+    """Whether the warm start labels on the batched core (the default heuristic teacher, hard labels)."""
+    return cfg.backend == "core" and cfg.teacher == "heuristic" and cfg.soft_temperature == 0
+
+
 def _collect_task(args: tuple) -> tuple:
     return collect(*args)
 
 
 def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool,
                      quiet: bool) -> tuple:  # fmt: skip
-    """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order."""
+    """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order; or,
+    for the heuristic teacher, ``collect_core`` in this process (``PretrainConfig.backend``)."""
+    if uses_core(cfg):
+        out = collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged)
+        if not quiet:
+            print(f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, on the batched core)",
+                  file=sys.stderr, flush=True)  # fmt: skip
+        return out
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
     tasks = [(n, seed + k, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
@@ -164,8 +235,12 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
     obs, masks, targets, values = collect_parallel(cfg, seed, rules, reward, net.spec.privileged_critic, quiet)
     # Held-out positions: hands of their own (a seed no chunk uses), never trained on, so that the
     # reported imitation accuracy is a generalisation figure and not a memorisation one.
-    held = collect(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
-                   net.spec.privileged_critic, cfg.teacher, cfg.soft_temperature)  # fmt: skip
+    if uses_core(cfg):
+        held = collect_core(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
+                            net.spec.privileged_critic)  # fmt: skip
+    else:
+        held = collect(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
+                       net.spec.privileged_critic, cfg.teacher, cfg.soft_temperature)  # fmt: skip
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)

@@ -1,0 +1,69 @@
+"""Warm-start labelling on the batched core gives the positions the driver gives (same deals)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import PlayerView
+from agents.network import privileged_input
+from agents.rule_based.heuristic import HeuristicAgent
+from baloot_env.deal import random_deal
+from baloot_env.driver import DealSource, Table
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from train.config import PretrainConfig
+from train.pretrain import collect_core, uses_core
+
+
+def _reference(deals, rules, reward):
+    """An independent loop: each deal played by HeuristicAgent on the driver, every position kept."""
+    agent = HeuristicAgent()
+    rows = []
+    for deal in deals:
+        table = Table(rules, "hand", DealSource(deals=[deal]), reward)
+        table.reset()
+        start, teams, outcome = len(rows), [], None
+        while not table.over:
+            seat = table.to_act
+            view = PlayerView.from_table(table, seat)
+            label = agent.act(view)
+            hands = table.hand.hands
+            priv = privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]
+            rows.append([np.concatenate([view.observation(), priv]), view.action_mask(), label, 0.0])
+            teams.append(seat % 2)
+            outcome = table.apply(label)
+        for j, team in enumerate(teams):
+            rows[start + j][3] = outcome.rewards[team]
+    return rows
+
+
+@pytest.mark.parametrize("rules", [RuleConfig(), RuleConfig(projects=False), RuleConfig(doubling=False)])
+def test_core_labels_observations_and_values_equal_the_driver_on_the_same_deals(rules):
+    rng = np.random.default_rng(5)
+    deals = [random_deal(rng) for _ in range(40)]
+    reward = Reward("diff", 44.0)
+    ref = _reference(deals, rules, reward)
+    n = len(ref)
+    obs, masks, targets, values = collect_core(n, 0, rules, 0.0, reward, True, games=1, deals=deals)
+    assert n > 40 * 4  # every deal gave positions (a thrown-in deal has at least 8 calls)
+    for k, (o, m, label, v) in enumerate(ref):
+        assert np.array_equal(obs[k], o), k
+        assert np.array_equal(masks[k], m), k
+        assert int(np.argmax(targets[k])) == label and targets[k].sum() == 1.0, k
+        assert values[k] == np.float32(v), k
+
+
+def test_uses_core_only_for_the_heuristic_teacher_with_hard_labels():
+    assert uses_core(PretrainConfig())
+    assert not uses_core(PretrainConfig(backend="python"))
+    assert not uses_core(PretrainConfig(teacher="search"))
+    assert not uses_core(PretrainConfig(soft_temperature=1.0))
+
+
+def test_many_games_give_the_asked_number_of_finished_positions():
+    obs, masks, targets, values = collect_core(3000, 1, RuleConfig(), 0.1, 44.0, False, games=64)
+    assert obs.shape == (3000, 697) and masks.shape == (3000, 42)
+    labels = targets.argmax(1)
+    assert np.all(masks[np.arange(3000), labels] == 1)  # every label is legal in its position
+    assert np.all(targets.sum(1) == 1.0) and np.isfinite(values).all()
