@@ -29,7 +29,7 @@ from baloot_env.deal import parse_deal
 from baloot_env.rules import RuleConfig
 from eval.deals import DealSet
 from eval.duplicate import play_deal, play_match_chain
-from eval.runner import CHUNK, DEFAULT_TORCH_THREADS, RunResult, _Progress, _units
+from eval.runner import CHUNK, DEFAULT_TORCH_THREADS, RunResult, _Progress, _run_result, _units
 
 SPEC_DIR = "baloot-ray-agents"  # under the worker's temp folder: agents materialised from their bytes
 _AGENTS: dict[tuple[str, int], Any] = {}  # per worker process: (packed spec digest, seed) -> agent
@@ -205,11 +205,4 @@ def run_duplicate_ray(
         bar.close()
         if started:
             ray.shutdown()
-    records = [r for t in tasks if t[0] == "deals" for r in results[t]]
-    out = RunResult(records, seconds=time.perf_counter() - t0)
-    if matches:
-        m0, left0 = results[("chain", 0, lo, hi)]
-        m1, left1 = results[("chain", 1, lo, hi)]
-        out.matches = m0 + m1
-        out.left_over = (left0, left1)
-    return out
+    return _run_result(tasks, results, matches, lo, hi, t0)

@@ -160,6 +160,19 @@ class RunResult:
     seconds: float = 0.0
 
 
+def _run_result(tasks: list[tuple], results: dict[tuple, Any], matches: bool, lo: int, hi: int, t0: float) -> RunResult:
+    """The ``RunResult`` of a run's finished ``tasks`` (``results`` by task), started at ``t0``
+    (``time.perf_counter``); shared by ``run_duplicate`` and ``eval.ray_runner``."""
+    records = [r for t in tasks if t[0] == "deals" for r in results[t]]
+    out = RunResult(records, seconds=time.perf_counter() - t0)
+    if matches:
+        m0, left0 = results[("chain", 0, lo, hi)]
+        m1, left1 = results[("chain", 1, lo, hi)]
+        out.matches = m0 + m1
+        out.left_over = (left0, left1)
+    return out
+
+
 def run_duplicate(
     spec_a: str,
     spec_b: str,
@@ -224,14 +237,7 @@ def run_duplicate(
     else:
         results = _run_pool(workers, init_args, threads, tasks, bar)
     bar.close()
-    records = [r for t in tasks if t[0] == "deals" for r in results[t]]
-    out = RunResult(records, seconds=time.perf_counter() - t0)
-    if matches:
-        m0, left0 = results[("chain", 0, lo, hi)]
-        m1, left1 = results[("chain", 1, lo, hi)]
-        out.matches = m0 + m1
-        out.left_over = (left0, left1)
-    return out
+    return _run_result(tasks, results, matches, lo, hi, t0)
 
 
 class _Progress:
