@@ -61,6 +61,14 @@ def ensure_pointer(run_dir: Path, initial: str = "heuristic") -> Path:
     return pointer
 
 
+def run_champion_spec(run_dir: Path) -> str:
+    """The agent spec of the run's champion (``ensure_pointer``): ``heuristic``/``random`` as named,
+    otherwise the resolved path of its bundle, relative to the pointer."""
+    pointer = ensure_pointer(run_dir)
+    champion = read_pointer(pointer)["champion"]
+    return champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
+
+
 def planned_evaluations(total_steps: int, rollout: int, every: int) -> int:
     """How many periodic evaluations a run makes: the trainer's schedule, replayed.
 

@@ -359,20 +359,17 @@ class Trainer:
         whether the current policy replaces the run's champion; a promoted policy also joins the
         opponent pool as a champion.
         """
-        from eval.promote import read_pointer
         from train.evaluation import (
-            ensure_pointer,
             evaluate_bundle,
             planned_evaluations,
             promotion_alpha_per_test,
+            run_champion_spec,
             try_promotion,
         )
 
         e = self.cfg.eval
         bundle = self.export_bundle(self.run_dir / "bundles" / "current")
-        pointer = ensure_pointer(self.run_dir)
-        champion = read_pointer(pointer)["champion"]
-        champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
+        champion_spec = run_champion_spec(self.run_dir)
         results = []
 
         logger = self.model.logger

@@ -308,21 +308,18 @@ class RLlibTrainer:
         """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
         promotion rule, exactly as the SB3 backend (``train.trainer.Trainer.evaluate``)."""
         from agents.bundle import load_net
-        from eval.promote import read_pointer
         from train.evaluation import (
-            ensure_pointer,
             evaluate_bundle,
             planned_evaluations,
             promotion_alpha_per_test,
+            run_champion_spec,
             try_promotion,
         )
         from train.trainer import EVAL_TAG, eval_section
 
         e = self.cfg.eval
         bundle = self.export_bundle(self.run_dir / "bundles" / "current")
-        pointer = ensure_pointer(self.run_dir)
-        champion = read_pointer(pointer)["champion"]
-        champion_spec = champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
+        champion_spec = run_champion_spec(self.run_dir)
         results: list[dict] = []
 
         def record(res: dict, opp: str, ds: str) -> None:
