@@ -271,6 +271,27 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None, *, 
         ConfigError: a missing or unreadable file, bad YAML, or any field ``validate`` refuses;
             the message is one line naming the key and the problem.
     """
+    return config_from_dict(read_config_file(path), overrides, fresh=fresh)
+
+
+def packaged_config(path: str | Path) -> Traversable | None:
+    """The config shipped in the package (``train/configs/NAME.yaml``) that a relative path
+    ``configs/NAME.yaml`` names, when no such file exists here (an installed wheel, another folder).
+    """
+    p = Path(path)
+    if p.is_absolute() or p.exists() or len(p.parts) != 2 or p.parts[0] != "configs":
+        return None
+    shipped = resources.files("train") / "configs" / p.name
+    return shipped if shipped.is_file() else None
+
+
+def read_config_file(path: str | Path | None) -> dict:
+    """The mapping a YAML config file holds (``{}`` for None); ``configs/NAME.yaml`` is found in
+    the package when no such file exists here. Shared by ``load_config`` and the RLlib backend's.
+
+    Raises:
+        ConfigError: a missing or unreadable file, bad YAML, or no mapping at the top level.
+    """
     data: dict = {}
     if path is not None:
         p: Path | Traversable = Path(path)
@@ -286,18 +307,7 @@ def load_config(path: str | Path | None, overrides: list[str] | None = None, *, 
             raise ConfigError(f"config file {p} is not valid YAML: {_one_line(e)}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {p} must hold a mapping at the top level")
-    return config_from_dict(data, overrides, fresh=fresh)
-
-
-def packaged_config(path: str | Path) -> Traversable | None:
-    """The config shipped in the package (``train/configs/NAME.yaml``) that a relative path
-    ``configs/NAME.yaml`` names, when no such file exists here (an installed wheel, another folder).
-    """
-    p = Path(path)
-    if p.is_absolute() or p.exists() or len(p.parts) != 2 or p.parts[0] != "configs":
-        return None
-    shipped = resources.files("train") / "configs" / p.name
-    return shipped if shipped.is_file() else None
+    return data
 
 
 def _one_line(e: Exception) -> str:

@@ -37,6 +37,7 @@ from train.config import (
     _set_path,
     iter_fields,
     packaged_config,
+    read_config_file,
     show_value,
     validate,
 )
@@ -102,21 +103,7 @@ def load_rllib_config(
         ConfigError: a missing or unreadable file, bad YAML, an unknown key, or a value out of
             range; one line naming the key.
     """
-    data: dict = {}
-    if path is not None:
-        p: Path | Traversable = Path(path)
-        if not p.is_file():
-            p = packaged_config(path) or p
-        if not p.is_file():
-            raise ConfigError(f"config file {p} does not exist")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(f"config file {p} cannot be read: {e}") from None
-        except yaml.YAMLError as e:
-            raise ConfigError(f"config file {p} is not valid YAML: {' '.join(str(e).split())}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"config file {p} must hold a mapping at the top level")
+    data: dict = read_config_file(path)
     data = yaml.safe_load(yaml.safe_dump(data))  # a plain deep copy
     for item in overrides or []:
         if "=" not in item:
