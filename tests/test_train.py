@@ -382,7 +382,9 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
     from train.config import PretrainConfig
     from train.pretrain import collect, collect_parallel
 
-    cfg = PretrainConfig(positions=90, workers=2, backend="python")  # the driver, 8 chunks of 11-12 positions, seeds 4..11
+    cfg = PretrainConfig(
+        positions=90, workers=2, backend="python"
+    )  # the driver, 8 chunks of 11-12 positions, seeds 4..11
     a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
     assert all(
         np.array_equal(x, y) for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True), strict=True)
