@@ -242,8 +242,8 @@ def _set_path(data: dict, dotted: str, value: Any) -> None:
     node[keys[-1]] = value
 
 
-def config_from_dict(data: dict, overrides: list[str] | None = None, *, fresh: bool = True) -> TrainConfig:
-    """Build and validate a TrainConfig from a dict plus ``key.path=value`` overrides."""
+def apply_overrides(data: dict | None, overrides: list[str] | None) -> dict:
+    """A plain deep copy of ``data`` with each ``section.key=value`` override (a YAML value) set."""
     data = yaml.safe_load(yaml.safe_dump(data or {}))  # deep copy with plain types
     for item in overrides or []:
         if "=" not in item:
@@ -254,6 +254,12 @@ def config_from_dict(data: dict, overrides: list[str] | None = None, *, fresh: b
         except yaml.YAMLError as e:
             raise ConfigError(f"override {item!r}: the value is not valid YAML: {_one_line(e)}") from None
         _set_path(data, key.strip(), value)
+    return data
+
+
+def config_from_dict(data: dict, overrides: list[str] | None = None, *, fresh: bool = True) -> TrainConfig:
+    """Build and validate a TrainConfig from a dict plus ``key.path=value`` overrides."""
+    data = apply_overrides(data, overrides)
     cfg = _build(TrainConfig, data, "")
     validate(cfg, fresh=fresh)
     return cfg

@@ -34,7 +34,7 @@ from train.config import (
     ConfigError,
     TrainConfig,
     _build,  # the one schema builder: unknown keys and wrong types are refused the same way
-    _set_path,
+    apply_overrides,
     iter_fields,
     packaged_config,
     read_config_file,
@@ -103,17 +103,7 @@ def load_rllib_config(
         ConfigError: a missing or unreadable file, bad YAML, an unknown key, or a value out of
             range; one line naming the key.
     """
-    data: dict = read_config_file(path)
-    data = yaml.safe_load(yaml.safe_dump(data))  # a plain deep copy
-    for item in overrides or []:
-        if "=" not in item:
-            raise ConfigError(f"override {item!r} must look like section.key=value")
-        key, raw = item.split("=", 1)
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError as e:
-            raise ConfigError(f"override {item!r}: the value is not valid YAML: {' '.join(str(e).split())}") from None
-        _set_path(data, key.strip(), value)
+    data = apply_overrides(read_config_file(path), overrides)
     cfg = _build(RLlibTrainConfig, data, "")
     validate_rllib(cfg, fresh=fresh)
     return cfg
