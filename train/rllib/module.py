@@ -108,7 +108,9 @@ class _RuleModule(RLModule):
         return self._forward_inference(batch, **kwargs)
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        raise NotImplementedError(f"{type(self).__name__} is a rule agent and is never trained")
+        raise RuntimeError(
+            f"{type(self).__name__} is a rule agent and is never trained (policies_to_train excludes it)"
+        )
 
     def compile(self, *args: Any, **kwargs: Any) -> None:  # TorchRLModule's hook, nothing to compile
         pass
