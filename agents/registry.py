@@ -48,6 +48,18 @@ def _make_search(seed: int, params: dict[str, Any]) -> Agent:
         raise AgentSpecError(str(e)) from None
 
 
+def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
+    from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
+
+    try:
+        config = NetSearchConfig.from_dict(params)
+    except ValueError as e:  # ConfigError
+        raise AgentSpecError(str(e)) from None
+    if resolve_spec(config.policy)["agent"] != "policy":
+        raise AgentSpecError(f"netsearch param policy must be a policy bundle folder, got {config.policy!r}")
+    return NetSearchAgent(seed, config, make_agent(config.policy, seed))
+
+
 class SplitAgent(Agent):
     """Calls (bidding R3, doubling R4) by one agent, card play (R5) by another.
 
@@ -83,6 +95,7 @@ AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
     "heuristic": _make_heuristic,
     "search": _make_search,
     "split": _make_split,
+    "netsearch": _make_netsearch,
 }
 
 
