@@ -1,4 +1,4 @@
-"""The cache guard of the search player's kernels (``batch_endgame``, ``batch_search``).
+"""The cache guard of the search player's kernels (``batch_calls``, ``batch_endgame``, ``batch_search``).
 
 numba keys a cached kernel on its own source file only; these kernels also freeze in the
 batched core's kernels and tables and the heuristic kernels (``agents.rule_based.batch_heuristic``).
@@ -19,7 +19,7 @@ from baloot_env.batch import jit as _batch_jit
 
 _PACKAGE = Path(__file__).resolve().parent
 _CACHE = _PACKAGE / "__pycache__"
-KERNEL_MODULES = ("batch_endgame", "batch_search")  # the modules of this package that hold kernels
+KERNEL_MODULES = ("batch_calls", "batch_endgame", "batch_search")  # the modules of this package that hold kernels
 _STAMP = "search_player_kernels.sha256"
 
 

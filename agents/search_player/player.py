@@ -28,8 +28,10 @@ projects and the baloot of every seat are recomputed from the world's 8-card han
 R6.5), which agrees with the public ones because the sampler rejects worlds that would
 declare other projects. The rule variants (public) are the view's ``rules``.
 
-Bidding (R3) and doubling (R4) use the ``heuristic`` agent's documented bars; a sampled
-estimate of each call has not been built yet (see docs/RESULTS.md).
+Bidding (R3) uses the ``heuristic`` agent's documented bars by default; with ``calls`` set to
+``"searched"`` every legal bid is valued by playing sampled deals to the end instead
+(``agents.search_player.calls``: the deals conditioned on the calls so far, the heuristic
+continuing for every seat). Doubling (R4) always uses the heuristic's bars.
 
 With a fixed seed every decision is deterministic, unless ``time_budget`` is set: then the
 number of worlds depends on the clock (at least ``min_worlds``).
@@ -52,7 +54,7 @@ from agents.search_player.sampling import WorldSampler
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
-from baloot_env.hand import PLAY, HandState
+from baloot_env.hand import BIDDING, PLAY, HandState
 from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_baloot, scoring_projects
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
@@ -62,6 +64,7 @@ from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 # before issue 16): benchmarks/search_speed.py measured 381 on the same decisions.
 SEARCH_DEFAULT_WORLDS = 384
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
+CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
 
 
@@ -82,6 +85,10 @@ class SearchConfig:
         min_worlds: worlds used even when the time budget is spent.
         max_tries: project rejections per world before the sampler falls back.
         backend: "core" (playouts in the batched core's kernels) or "python" (``HandState``).
+        calls: bids by the heuristic's bars ("heuristic") or by sampled deals ("searched",
+            ``agents.search_player.calls``; always on the core, with ``worlds`` deals).
+        condition: with searched calls, keep only deals in which the heuristic makes the other
+            seats' calls so far.
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -92,6 +99,8 @@ class SearchConfig:
     min_worlds: int = 4
     max_tries: int = 200
     backend: str = "core"
+    calls: str = "heuristic"
+    condition: bool = True
 
     def __post_init__(self) -> None:
         for name in ("worlds", "playouts", "min_worlds", "max_tries"):
@@ -106,6 +115,8 @@ class SearchConfig:
             raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
         if self.backend not in BACKENDS:
             raise SearchConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.calls not in CALLS:
+            raise SearchConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
 
     @classmethod
     def from_dict(cls, data: object) -> SearchConfig:
@@ -279,6 +290,8 @@ class SearchAgent(Agent):
 
         Used by ``act`` and by the warm start, which turns the values into soft targets.
         """
+        if view.phase == BIDDING and self.config.calls == "searched":
+            return self.choose_call(view), None
         if view.phase != PLAY:
             return self.heuristic.act(view), None  # R3, R4: the heuristic's bars (module docstring)
         legal = cards_of(view.legal_mask)
@@ -291,6 +304,21 @@ class SearchAgent(Agent):
         tied = [c for c in legal if values[c] == best]
         h = choose_card(view)
         return (h if h in tied else tied[0]), values
+
+    def choose_call(self, view: PlayerView) -> int:
+        """The bid with the best mean value over sampled deals (``calls.call_values``); ties go
+        to the heuristic's call when it is among them, else to the lowest action id."""
+        from agents.search_player.calls import call_values
+
+        legal = cards_of(view.legal_mask)
+        if len(legal) == 1:
+            return legal[0]
+        values, used = call_values(view, self.config.worlds, self.rng, self.config.condition)
+        self.last_stats = {"worlds": used, "call_values": values}
+        best = max(values.values())
+        tied = [a for a in legal if values[a] == best]
+        h = self.heuristic.act(view)
+        return h if h in tied else tied[0]
 
     def evaluate(self, view: PlayerView, rng: random.Random | None = None) -> dict[int, float]:
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""
