@@ -20,7 +20,7 @@ from agents.neural.bundle import load_policy
 from agents.registry import AgentSpecError
 from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig, choose
 from agents.search_player.player import SearchAgent, SearchConfig
-from baloot_env import DONE, PLAY, HandState, random_deal
+from baloot_env import BIDDING, DONE, PLAY, HandState, random_deal
 from baloot_env.cards import cards_of
 from baloot_env.errors import ConfigError
 
@@ -96,8 +96,8 @@ def test_a_huge_prior_plays_the_networks_card(policy):
 def test_calls_come_from_the_configured_player(policy):
     rng = random.Random(3)
     heuristic = HeuristicAgent(0)
-    net_calls = NetSearchAgent(0, NetSearchConfig(calls="network", search=SearchConfig(worlds=4)), policy)
-    bar_calls = NetSearchAgent(0, NetSearchConfig(calls="heuristic", search=SearchConfig(worlds=4)), policy)
+    net_calls = NetSearchAgent(0, NetSearchConfig(bidding="network", search=SearchConfig(worlds=4)), policy)
+    bar_calls = NetSearchAgent(0, NetSearchConfig(bidding="search", search=SearchConfig(worlds=4)), policy)
     seen_disagreement = False
     for _ in range(30):
         state = HandState(random_deal(rng))
@@ -116,7 +116,8 @@ def test_calls_come_from_the_configured_player(policy):
         ({"prior": -1}, "prior"),
         ({"prior": float("nan")}, "prior"),
         ({"prior": "1"}, "prior"),
-        ({"calls": "search"}, "calls"),
+        ({"bidding": "heuristic"}, "bidding"),
+        ({"bid_prior": -0.5}, "bid_prior"),
         ({"worlds": 0}, "worlds"),
         ({"wrolds": 8}, "wrolds"),
         ({"policy": ""}, "policy"),
@@ -138,3 +139,23 @@ def test_registry_builds_netsearch_and_refuses_non_bundles(tmp_path):
         spec.write_text(json.dumps({"agent": "netsearch", "params": {"policy": policy}}))
         with pytest.raises(AgentSpecError):
             make_agent(str(spec))
+
+
+def test_searched_calls_with_a_bid_prior(policy):
+    rng = random.Random(4)
+    searched = SearchConfig(worlds=24, calls="searched")
+    zero = NetSearchAgent(0, NetSearchConfig(search=searched), policy)
+    huge = NetSearchAgent(0, NetSearchConfig(search=searched, bid_prior=1e6), policy)
+    checked = 0
+    for _ in range(20):
+        state = HandState(random_deal(rng))
+        while state.phase == BIDDING:
+            view = PlayerView.from_state(state, state.to_act)
+            if len(cards_of(view.legal_mask)) > 1:
+                call = zero.act(view)
+                values = zero.last_stats["call_values"]
+                assert values[call] == max(values.values())
+                assert huge.act(view) == policy.act(view)
+                checked += 1
+            state.apply(HeuristicAgent(0).act(view))
+    assert checked > 20

@@ -13,8 +13,11 @@ puts a policy bundle inside that loop in two places, each a switch:
   every card losing the same in every world), which the plain search breaks by the heuristic.
   A positive ``prior`` also lets the network overrule a small search margin, the noise of a
   finite number of worlds, in favour of the move it learned to prefer.
-* **calls** (``calls``): ``"network"`` makes the bidding (R3) and doubling (R4) decisions with
-  the network's greedy policy, ``"heuristic"`` keeps the search player's bars.
+* **calls** (``bidding``): ``"network"`` makes the bidding (R3) and doubling (R4) decisions with
+  the network's greedy policy; ``"search"`` leaves them to the search underneath (the
+  heuristic's bars, or with ``calls: "searched"`` in its params every bid valued by sampled
+  deals, ``agents.search_player.calls``). With searched bids, ``bid_prior`` weighs the
+  network's log-probability of each bid beside its searched value, as ``prior`` does for cards.
 
 The network sees only the seat's ``PlayerView`` (its observation), like every agent; the search
 sees only what the view shows (its sampler). One forward pass per decision costs well under a
@@ -35,9 +38,9 @@ from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
-from baloot_env.hand import PLAY
+from baloot_env.hand import BIDDING, PLAY
 
-CALLS = ("network", "heuristic")  # who makes the bidding and doubling decisions
+BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
 DEFAULT_POLICY = "policies/champion"
 
 
@@ -49,38 +52,42 @@ class NetSearchConfig:
         policy: the policy bundle that guides the search (a folder, or ``policies/NAME``).
         prior: weight of the network's log-probability beside the search value, in game points
             per nat; 0 uses the network only to break exact ties.
-        calls: ``"network"`` or ``"heuristic"`` bidding and doubling.
+        bidding: ``"network"`` or ``"search"`` (the search player's) bidding and doubling.
+        bid_prior: with searched bids, the weight of the network's log-probability of a bid.
         search: the search underneath; in a params mapping its fields (``worlds``,
             ``time_budget``, ...) sit beside the three above.
     """
 
     policy: str = DEFAULT_POLICY
     prior: float = 0.0
-    calls: str = "heuristic"
+    bidding: str = "search"
+    bid_prior: float = 0.0
     search: SearchConfig = field(default_factory=SearchConfig)
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:
             raise ConfigError(f"netsearch param policy must be a bundle path, got {self.policy!r}")
-        if not 0 <= self.prior < math.inf:  # NaN fails both
-            raise ConfigError(f"netsearch param prior must be a finite number >= 0, got {self.prior!r}")
-        if self.calls not in CALLS:
-            raise ConfigError(f"netsearch param calls must be one of {CALLS}, got {self.calls!r}")
+        for name in ("prior", "bid_prior"):
+            if not 0 <= getattr(self, name) < math.inf:  # NaN fails both
+                raise ConfigError(f"netsearch param {name} must be a finite number >= 0, got {getattr(self, name)!r}")
+        if self.bidding not in BIDDING_BY:
+            raise ConfigError(f"netsearch param bidding must be one of {BIDDING_BY}, got {self.bidding!r}")
 
     @classmethod
     def from_dict(cls, data: object) -> NetSearchConfig:
-        """Build from a flat mapping: ``policy``, ``prior``, ``calls`` and any ``SearchConfig``
+        """Build from a flat mapping: ``policy``, ``prior``, ``bidding``, ``bid_prior`` and any ``SearchConfig``
         field; unknown keys or wrong types raise ``ConfigError``."""
         if not isinstance(data, Mapping):
             raise ConfigError(f"netsearch params must be a mapping, got {type(data).__name__}")
         own = {k: v for k, v in data.items() if k in _OWN}
         base = from_mapping(_Own, own, "netsearch param")
         search = SearchConfig.from_dict({k: v for k, v in data.items() if k not in _OWN})
-        return cls(base.policy, base.prior, base.calls, search)
+        return cls(base.policy, base.prior, base.bidding, base.bid_prior, search)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat params mapping that ``from_dict`` reads back."""
-        return {"policy": self.policy, "prior": self.prior, "calls": self.calls, **self.search.to_dict()}
+        own = {"policy": self.policy, "prior": self.prior, "bidding": self.bidding, "bid_prior": self.bid_prior}
+        return {**own, **self.search.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,8 @@ class _Own:
 
     policy: str = DEFAULT_POLICY
     prior: float = 0.0
-    calls: str = "heuristic"
+    bidding: str = "search"
+    bid_prior: float = 0.0
 
 
 _OWN = frozenset(f.name for f in fields(_Own))
@@ -122,8 +130,10 @@ class NetSearchAgent(Agent):
 
     def act(self, view: PlayerView) -> int:
         if view.phase != PLAY:
-            if self.config.calls == "network":
+            if self.config.bidding == "network":
                 return self.policy.act(view)
+            if view.phase == BIDDING and self.config.search.calls == "searched":
+                return self._searched_call(view)
             return self.search.act(view)  # the heuristic's bars (R3, R4)
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
@@ -132,6 +142,17 @@ class NetSearchAgent(Agent):
         self.last_stats = self.search.last_stats
         logp = self.log_policy(view)
         return choose(legal, values, logp, self.config.prior)
+
+    def _searched_call(self, view: PlayerView) -> int:
+        """The bid with the best searched value plus ``bid_prior`` times the network's log-probability."""
+        from agents.search_player.calls import call_values
+
+        legal = cards_of(view.legal_mask)
+        if len(legal) == 1:
+            return legal[0]
+        values, used = call_values(view, self.config.search.worlds, self.search.rng, self.config.search.condition)
+        self.last_stats = {"worlds": used, "call_values": values}
+        return choose(legal, values, self.log_policy(view), self.config.bid_prior)
 
     def log_policy(self, view: PlayerView) -> np.ndarray:
         """The network's log-probabilities of the 42 actions for this view (-inf when illegal)."""
