@@ -28,7 +28,9 @@ import numpy as np
 from agents.rule_based.batch_heuristic import VIEW_SIZE
 from agents.rule_based.batch_heuristic.batched import heuristic_action
 from agents.search_player.jit import njit
+from baloot_env.batch.bits import bit_index
 from baloot_env.batch.core import apply_action
+from baloot_env.batch.deal import below
 from baloot_env.batch.state import DEAL, DEAL_ROW, DONE, HANDS, NUM_RESULTS, PHASE, R_SCORE, TO_ACT
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
 
@@ -101,3 +103,64 @@ def call_sums(template, deals, observed, actions, sw, pay, bars, team, me, condi
                 apply_action(s, rng, queue, r, reward, sw, pay, 0, heuristic_action(s, 0, bars, v))
             sums[i] += float(r[0, R_SCORE + team] - r[0, R_SCORE + 1 - team])
     return accepted
+
+
+@njit
+def calls_agree(template, worlds, played_by, turned, caller, observed, me, sw, bars, rng, ok) -> None:
+    """``ok[w]``: whether world w agrees with the calls made (R3) under the heuristic model.
+
+    A world gives every seat its cards now; with what each seat has played that is its 8 cards
+    (R2.3). Each other seat's first five are drawn uniformly from its 8 (the caller's from its 8
+    less the turned card it took, R2.3), from stream ``rng[0]``, and the world agrees when the
+    heuristic, holding those five, makes every observed call of the other seats. Accepting a
+    world with this probability weights it by the chance of the calls given its cards: the
+    sampler's worlds, so filtered, are drawn from the worlds given the calls as well.
+
+    Args:
+        template: int64[NUM_FIELDS], the hand's start (``calls._start_row``).
+        worlds: int64[W, 4], each seat's cards now.
+        played_by: int64[4], the cards each seat has played.
+        turned, caller: the turned card and the caller.
+        observed: int64[K, 2], every call of the bidding, (seat, action) in order.
+        me: the deciding seat (its own calls are not tested).
+        sw: the rule switches.
+        bars: the heuristic's bars.
+        rng: uint64[1], the stream of the draws.
+        ok: int64[W], written.
+    """
+    s = np.empty((1, template.shape[0]), dtype=np.int64)
+    r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
+    pay = np.zeros(2, dtype=np.float64)
+    stream = np.zeros(1, dtype=np.uint64)
+    queue = np.zeros((1, 1, DEAL_ROW), dtype=np.int8)
+    reward = np.zeros(1, dtype=np.float64)
+    v = np.empty(VIEW_SIZE, dtype=np.int64)
+    pool = np.empty(8, dtype=np.int64)
+    for w in range(worlds.shape[0]):
+        s[0, :] = template
+        for seat in range(NUM_SEATS):
+            full = worlds[w, seat] | played_by[seat]
+            if seat == caller:
+                full &= ~(1 << turned)
+            n = 0
+            while full:
+                low = full & -full
+                pool[n] = bit_index(low)
+                n += 1
+                full ^= low
+            m = 0
+            for i in range(FIRST):  # a partial Fisher-Yates shuffle: five of the n, uniformly
+                j = i + below(rng, 0, n - i)
+                pool[i], pool[j] = pool[j], pool[i]
+                m |= 1 << pool[i]
+            s[0, HANDS + seat] = m
+        agree = 1
+        last = observed.shape[0] - 1
+        for k in range(last + 1):
+            seat, action = observed[k, 0], observed[k, 1]
+            if seat != me and heuristic_action(s, 0, bars, v) != action:
+                agree = 0
+                break
+            if k < last:  # the last call settles the contract and deals the stock: not needed
+                apply_action(s, stream, queue, r, reward, sw, pay, 0, action)
+        ok[w] = agree

@@ -110,3 +110,67 @@ def _start_row(view: PlayerView, deal: np.ndarray) -> np.ndarray:
     hands = tuple(tuple(int(c) for c in deal[FIRST * s : FIRST * s + FIRST]) for s in range(NUM_SEATS))
     d = Deal(view.dealer, hands, int(deal[FIRST * NUM_SEATS]), tuple(int(c) for c in deal[FIRST * NUM_SEATS + 1 :]))
     return state_row(HandState(d, view.rules, tuple(view.match_score)))
+
+
+class CallFilter:
+    """The worlds of a card decision (R5) that agree with the calls (``batch_calls.calls_agree``).
+
+    The search's sampler (``sampling.WorldSampler``) draws the other seats' cards uniformly among
+    those the play allows; it knows nothing of the bidding. This filter keeps a world with the
+    probability that the heuristic, holding a random first five of each seat's 8 cards, makes
+    the calls that were made, so a seat that passed is seen holding weaker cards and the caller
+    stronger ones (the model: the other seats bid by the heuristic's bars).
+    """
+
+    def __init__(self, view: PlayerView, rng: random.Random):
+        self.view = view
+        self.observed = np.array([(seat, action) for _, seat, action in view.bids], dtype=np.int64).reshape(-1, 2)
+        order = [c for c in range(32) if c != view.turned]
+        deal = np.array(order[:20] + [view.turned] + order[20:], dtype=np.int64)
+        self.template = _start_row(view, deal)  # hands overwritten per world, stock never dealt
+        self.played_by = np.array(view.played_by, dtype=np.int64)
+        self.stream = np.array([rng.getrandbits(64)], dtype=np.uint64)
+        self.switches = _switches(view.rules)
+        self.drawn = 0
+        self.kept = 0
+
+    def agree(self, worlds: np.ndarray) -> np.ndarray:
+        """A bool per world (int64[W, 4] holdings): keep it."""
+        from agents.search_player.batch_calls import calls_agree
+
+        ok = np.zeros(len(worlds), dtype=np.int64)
+        v = self.view
+        calls_agree(
+            self.template, worlds, self.played_by, v.turned, v.caller, self.observed, v.seat,
+            self.switches, _BARS, self.stream, ok,
+        )  # fmt: skip
+        self.drawn += len(worlds)
+        self.kept += int(ok.sum())
+        return ok.astype(bool)
+
+
+def conditioned_worlds(sample, k: int, call_filter: CallFilter, max_draws: int) -> np.ndarray:
+    """``k`` worlds (int64[k, 4]) from ``sample()`` that agree with the calls.
+
+    Worlds are drawn in batches of ``k`` until ``k`` agree or ``max_draws`` have been drawn; the
+    rest is then filled with the last drawn worlds that did not agree (counted as fallbacks by
+    ``call_filter.drawn - call_filter.kept``), so a decision never waits long when the others
+    bid unlike the heuristic.
+    """
+    kept: list[np.ndarray] = []
+    n = 0
+    drawn = 0
+    last = np.empty((0, NUM_SEATS), dtype=np.int64)
+    while n < k and drawn < max_draws:
+        batch = np.array([sample() for _ in range(k)], dtype=np.int64)
+        drawn += k
+        ok = call_filter.agree(batch)
+        kept.append(batch[ok][: k - n])
+        n += min(int(ok.sum()), k - n)
+        last = batch[~ok]
+    if n < k:
+        kept.append(last[: k - n])
+    out = np.concatenate(kept) if kept else last[:0]
+    if len(out) < k:  # every draw agreed but one batch short: cannot happen (k per batch), kept for safety
+        raise RuntimeError("conditioned_worlds drew fewer worlds than asked")
+    return out

@@ -66,6 +66,7 @@ SEARCH_DEFAULT_WORLDS = 384
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
 CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
+_MAX_DRAWS = 4  # with ``condition``: worlds drawn per world used, at most (calls.conditioned_worlds)
 
 
 SearchConfigError = ConfigError  # a search parameter that does not exist or has a bad value
@@ -87,8 +88,9 @@ class SearchConfig:
         backend: "core" (playouts in the batched core's kernels) or "python" (``HandState``).
         calls: bids by the heuristic's bars ("heuristic") or by sampled deals ("searched",
             ``agents.search_player.calls``; always on the core, with ``worlds`` deals).
-        condition: with searched calls, keep only deals in which the heuristic makes the other
-            seats' calls so far.
+        condition: keep only the sampled worlds in which the heuristic makes the other seats'
+            calls: the deals of searched calls, and the worlds of card play
+            (``calls.CallFilter``, at most ``_MAX_DRAWS`` draws per world); core backend only.
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -100,7 +102,7 @@ class SearchConfig:
     max_tries: int = 200
     backend: str = "core"
     calls: str = "heuristic"
-    condition: bool = True
+    condition: bool = False
 
     def __post_init__(self) -> None:
         for name in ("worlds", "playouts", "min_worlds", "max_tries"):
@@ -115,6 +117,8 @@ class SearchConfig:
             raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
         if self.backend not in BACKENDS:
             raise SearchConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.condition and self.backend != "core":
+            raise SearchConfigError("search param condition needs backend 'core'")
         if self.calls not in CALLS:
             raise SearchConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
 
@@ -374,6 +378,11 @@ class SearchAgent(Agent):
         endgame_cards = NUM_SEATS * cfg.endgame_tricks
         start = time.perf_counter()
         template = None
+        call_filter = None
+        if cfg.condition and view.bids:
+            from agents.search_player.calls import CallFilter, conditioned_worlds
+
+            call_filter = CallFilter(view, rng)
         n = 0
         while True:
             if cfg.time_budget > 0:
@@ -384,7 +393,10 @@ class SearchAgent(Agent):
                 break
             else:
                 k = cfg.worlds
-            worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
+            if call_filter is not None:
+                worlds = conditioned_worlds(lambda: sampler.sample(rng), k, call_filter, _MAX_DRAWS * k)
+            else:
+                worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
             search_sums(
@@ -392,6 +404,9 @@ class SearchAgent(Agent):
             )
             n += k
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
+        if call_filter is not None:
+            self.last_stats["calls_drawn"] = call_filter.drawn
+            self.last_stats["calls_kept"] = call_filter.kept
         return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
 
     def _finish(self, s: HandState, team: int, leaf, endgame_cards: int, rng: random.Random) -> float:
