@@ -18,7 +18,7 @@ from agents import HeuristicAgent, PlayerView
 from agents.search_player import calls
 from agents.search_player.batch_calls import FIRST, call_sums
 from agents.search_player.player import SearchAgent, SearchConfig, SearchConfigError
-from baloot_env import BIDDING, DONE, HandState, random_deal
+from baloot_env import BIDDING, DONE, PLAY, HandState, random_deal
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import Deal
 from baloot_env.rules import RuleConfig
@@ -149,3 +149,85 @@ def test_call_params_are_checked():
         SearchConfig(calls="network")
     with pytest.raises(SearchConfigError, match="condition"):
         SearchConfig.from_dict({"condition": 1})
+
+
+# ---------------------------------------------------------------------- card play worlds given the calls
+def _play_views(seed: int, count: int) -> list[tuple[PlayerView, HandState]]:
+    """Play-phase decisions of heuristic hands, with the true state they came from."""
+    rng = random.Random(seed)
+    h = HeuristicAgent(0)
+    out: list[tuple[PlayerView, HandState]] = []
+    while len(out) < count:
+        state = HandState(random_deal(rng))
+        while state.phase != DONE:
+            view = PlayerView.from_state(state, state.to_act)
+            if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1 and rng.random() < 0.2:
+                out.append((view, state.clone()))
+            state.apply(h.act(view))
+    return out[:count]
+
+
+def _seat_agrees(view: PlayerView, seat: int, first: tuple[int, ...]) -> bool:
+    """Whether the Python heuristic holding ``first`` makes all of ``seat``'s calls in ``view``."""
+    rest = [c for c in range(32) if c not in first and c != view.turned]
+    hands = [tuple(rest[5 * i : 5 * i + 5]) for i in range(3)]
+    hands.insert(seat, tuple(first))
+    state = HandState(Deal(view.dealer, tuple(hands), view.turned, tuple(rest[15:])), view.rules)
+    h = HeuristicAgent(0)
+    for _, s, a in view.bids:
+        if s == seat and h.act(PlayerView.from_state(state, s)) != a:
+            return False
+        if state.phase != BIDDING:
+            break
+        state.apply(a)
+    return True
+
+
+def test_call_filter_keeps_a_world_with_the_chance_of_the_calls():
+    """The filter's acceptance rate for a world equals the exact chance that random first fives
+    give the heuristic's calls: the product over the other seats of the share of their 5-card
+    subsets (of 8; of 7 for the caller, the turned card aside, R2.3) that make their calls."""
+    import itertools
+
+    checked = 0
+    for view, state in _play_views(21, 12):
+        hands = [state.hands[s] for s in range(NUM_SEATS)]
+        exact = 1.0
+        for seat in range(NUM_SEATS):
+            if seat == view.seat:
+                continue
+            full = hands[seat] | view.played_by[seat]
+            if seat == view.caller:
+                full &= ~(1 << view.turned)
+            subsets = list(itertools.combinations(cards_of(full), 5))
+            exact *= sum(_seat_agrees(view, seat, sub) for sub in subsets) / len(subsets)
+        f = calls.CallFilter(view, random.Random(checked))
+        n = 3000
+        rate = f.agree(np.array([hands] * n, dtype=np.int64)).mean()
+        assert abs(rate - exact) < 4 * (exact * (1 - exact) / n) ** 0.5 + 1e-9, (rate, exact)
+        assert exact > 0  # the true hands were dealt a first five that made the calls
+        checked += 1
+    assert checked == 12
+
+
+def test_conditioned_worlds_prefer_agreeing_worlds_and_always_return_k():
+    view, state = _play_views(4, 1)[0]
+    f = calls.CallFilter(view, random.Random(0))
+    from agents.search_player.sampling import WorldSampler
+
+    sampler = WorldSampler(view)
+    rng = random.Random(1)
+    worlds = calls.conditioned_worlds(lambda: sampler.sample(rng), 64, f, 4 * 64)
+    assert worlds.shape == (64, NUM_SEATS)
+    assert f.drawn >= 64 and f.kept <= f.drawn
+    for w in worlds:  # every world is one the sampler could draw: the seat's own hand, no card twice
+        assert w[view.seat] == view.hand
+        assert sum(int(x).bit_count() for x in w) == sum(int(h).bit_count() for h in state.hands)
+    # With no room to draw more, the rest is filled from the last batch.
+    g = calls.CallFilter(view, random.Random(0))
+    assert calls.conditioned_worlds(lambda: sampler.sample(rng), 64, g, 64).shape == (64, NUM_SEATS)
+
+
+def test_condition_needs_the_core_backend():
+    with pytest.raises(SearchConfigError, match="condition"):
+        SearchConfig(condition=True, backend="python")
