@@ -4,7 +4,7 @@ Examples::
 
     python -m eval --a heuristic --b random --deals 960 --workers 2 --json runs/hr.json
     python -m eval promote --candidate runs/cand.json --champion runs/champion.json --workers 2
-    python -m eval league --agents random heuristic runs/cand.json --deal-set small
+    python -m eval league --agents random heuristic runs/cand.json --deal-set small --plot runs/ladder.png
     python -m eval export --policy policies/champion --out champion.onnx --time 2000
     python -m eval --a policies/champion --b heuristic --ray auto    # the deals as tasks on a Ray cluster
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
-from eval.league import format_league, league
+from eval.league import DEFAULT_TIME_POSITIONS, format_league, league, plot_league
 from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize, write_json_atomic
 from eval.runner import DEFAULT_TORCH_THREADS, run_duplicate
@@ -227,25 +227,43 @@ def promote_main(argv: list[str]) -> int:
 
 
 def league_main(argv: list[str]) -> int:
-    p = OneLineParser(prog="python -m eval league", description="Round-robin duplicate with Elo ratings.")
+    p = OneLineParser(
+        prog="python -m eval league",
+        description="Round-robin duplicate with Elo ratings, time per decision and network size: a strength ladder.",
+    )
     p.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP + " (two or more, all different)")
     p.add_argument("--json", default=None, help="write the league report here")
+    p.add_argument("--time-positions", type=int, default=DEFAULT_TIME_POSITIONS, metavar="N",
+                   help=f"time every agent on the same N decisions drawn from the deals (default "
+                        f"{DEFAULT_TIME_POSITIONS}; 0 skips the timing)")  # fmt: skip
+    p.add_argument("--pairs-dir", default=None, metavar="DIR",
+                   help="save each finished pair here, and reuse the pairs saved by an earlier run with the "
+                        "same agents, deals and seed (a killed ladder resumes)")  # fmt: skip
+    p.add_argument("--plot", default=None, metavar="PATH.png",
+                   help="write a PNG: the matrix of mean d as a heatmap and the Elo ratings as bars")  # fmt: skip
     _common(p)
     args = p.parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         raise InputError(f"--agents needs at least two different agents, got {args.agents}")
     _check_agents(args.agents, "--agents")
     full, ds = _check_common(args)
+    check_range("--time-positions", args.time_positions, 0)
     if args.json:
         check_output_path(args.json, "--json")
+    if args.plot:
+        check_output_path(args.plot, "--plot")
+    if args.pairs_dir:
+        check_output_dir(args.pairs_dir, "--pairs-dir")
     rep = league(
         args.agents, ds, full.checksum, seed=args.seed, workers=args.workers, progress=not args.quiet,
-        torch_threads=args.torch_threads,
+        torch_threads=args.torch_threads, time_positions=args.time_positions, pairs_dir=args.pairs_dir,
     )  # fmt: skip
     print(format_league(rep))
     if args.json:
         write_json_atomic(args.json, rep)
         print(f"\nreport: {args.json}")
+    if args.plot:
+        print(f"plot: {args.plot}" if plot_league(rep, args.plot) else "plot: skipped (matplotlib is not installed)")
     return 0
 
 

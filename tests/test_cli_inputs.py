@@ -223,6 +223,10 @@ LEAGUE_CASES = [
     (["--agents", "heuristic", "random", "--json", "{tmp}"], r"--json .* is a folder"),
     (["--agents", "heuristic", "random", "--json", "{tmp}/afile/l.json"], r"--json .*afile is a file"),
     (["--agents"], r"argument --agents: expected at least one argument"),
+    (["--agents", "heuristic", "random", "--time-positions", "-1"], r"--time-positions must be >= 0"),
+    (["--agents", "heuristic", "random", "--plot", "{tmp}"], r"--plot .* is a folder"),
+    (["--agents", "heuristic", "random", "--plot", "{tmp}/afile/l.png"], r"--plot .*afile is a file"),
+    (["--agents", "heuristic", "random", "--pairs-dir", "{tmp}/afile"], r"--pairs-dir .*afile' is a file"),
 ]
 
 
