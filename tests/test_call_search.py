@@ -231,3 +231,70 @@ def test_conditioned_worlds_prefer_agreeing_worlds_and_always_return_k():
 def test_condition_needs_the_core_backend():
     with pytest.raises(SearchConfigError, match="condition"):
         SearchConfig(condition=True, backend="python")
+
+
+# ---------------------------------------------------------------------- searched doubling (R4)
+def _doubling_views(seed: int, count: int) -> list[tuple[PlayerView, HandState]]:
+    from baloot_env.hand import DOUBLING
+
+    rng = random.Random(seed)
+    h = HeuristicAgent(0)
+    out: list[tuple[PlayerView, HandState]] = []
+    while len(out) < count:
+        state = HandState(random_deal(rng))
+        while state.phase not in (PLAY, DONE):
+            view = PlayerView.from_state(state, state.to_act)
+            if state.phase == DOUBLING:
+                out.append((view, state.clone()))
+            state.apply(h.act(view))
+    return out[:count]
+
+
+def test_deals_from_worlds_rebuild_the_world_when_the_calls_are_replayed():
+    gen = np.random.default_rng(0)
+    for view, state in _doubling_views(8, 10):
+        world = np.array([[state.hands[s] for s in range(NUM_SEATS)]] * 5, dtype=np.int64)
+        for row in calls.deals_from_worlds(world, view, gen):
+            hands = tuple(tuple(int(c) for c in row[FIRST * s : FIRST * s + FIRST]) for s in range(NUM_SEATS))
+            replay = HandState(Deal(view.dealer, hands, int(row[20]), tuple(int(c) for c in row[21:])), view.rules)
+            for _, _, a in view.bids:
+                replay.apply(a)
+            for _, a in view.doubling_calls:
+                replay.apply(a)
+            assert replay.hands == state.hands and replay.phase == state.phase and replay.to_act == state.to_act
+
+
+def test_searched_doubling_values_equal_the_engines_playouts():
+    gen = np.random.default_rng(1)
+    checked = 0
+    for view, state in _doubling_views(3, 6):
+        legal = np.array(cards_of(view.legal_mask), dtype=np.int64)
+        world = np.array([[state.hands[s] for s in range(NUM_SEATS)]], dtype=np.int64)
+        row = calls.deals_from_worlds(world, view, gen)[0]
+        observed = np.array([(s, a) for _, s, a in view.bids] + list(view.doubling_calls), dtype=np.int64).reshape(
+            -1, 2
+        )
+        sums = np.zeros(len(legal))
+        n = call_sums(calls._start_row(view, row), row[None], observed, legal, calls._switches(view.rules),
+                      calls._PAY, calls._BARS, team_of(view.seat), view.seat, False, 1, sums)  # fmt: skip
+        assert n == 1
+        for i, a in enumerate(legal):
+            after = state.clone()
+            after.apply(int(a))
+            h = HeuristicAgent(0)
+            while after.phase != DONE:
+                after.apply(h.act(PlayerView.from_state(after, after.to_act)))
+            team = team_of(view.seat)
+            assert sums[i] == after.result.score[team] - after.result.score[other_team(team)]
+            checked += 1
+    assert checked >= 12
+
+
+def test_the_agent_searches_its_doubling_calls():
+    cfg = SearchConfig(worlds=32, calls="searched")
+    for i, (view, _) in enumerate(_doubling_views(5, 8)):
+        agent = SearchAgent(i, cfg)
+        call = agent.act(view)
+        values = agent.last_stats["call_values"]
+        assert set(values) == set(cards_of(view.legal_mask))
+        assert values[call] == max(values.values())

@@ -174,3 +174,78 @@ def conditioned_worlds(sample, k: int, call_filter: CallFilter, max_draws: int) 
     if len(out) < k:  # every draw agreed but one batch short: cannot happen (k per batch), kept for safety
         raise RuntimeError("conditioned_worlds drew fewer worlds than asked")
     return out
+
+
+def deals_from_worlds(worlds: np.ndarray, view: PlayerView, gen: np.random.Generator) -> np.ndarray:
+    """Whole deals (int64[W, 32], the core's order) that give each seat its world's 8 cards.
+
+    Used once the stock is dealt (R2.3: the doubling, R4): every seat's first five are a uniform
+    draw from its 8 cards (the caller's from its 8 less the turned card), and the stock is laid
+    out so that R2.3's hand-out (from the dealer's right, three each, the caller two and the
+    turned card) gives each seat the rest of its cards. Replaying the calls on such a deal
+    rebuilds the world; the draw of the first fives is what ``condition`` tests.
+    """
+    n = len(worlds)
+    deals = np.empty((n, 32), dtype=np.int64)
+    turned, caller = view.turned, view.caller
+    for w in range(n):
+        stock: list[int] = []
+        extras: dict[int, list[int]] = {}
+        for seat in range(NUM_SEATS):
+            full = int(worlds[w, seat]) | view.played_by[seat]
+            if seat == caller:
+                full &= ~(1 << turned)
+            cards = np.array(cards_of(full), dtype=np.int64)
+            gen.shuffle(cards)
+            deals[w, FIRST * seat : FIRST * seat + FIRST] = cards[:FIRST]
+            extras[seat] = [int(c) for c in cards[FIRST:]]
+        for i in range(NUM_SEATS):
+            stock += extras[(view.dealer + 1 + i) % NUM_SEATS]
+        deals[w, FIRST * NUM_SEATS] = turned
+        deals[w, FIRST * NUM_SEATS + 1 :] = stock
+    return deals
+
+
+def doubling_values(
+    view: PlayerView, worlds: int, rng: random.Random, condition: bool = True, max_batches: int = 4
+) -> tuple[dict[int, float], int]:
+    """Mean value of every legal doubling call (R4) over sampled deals, and how many were used.
+
+    The hidden cards come from the search's sampler (``sampling.WorldSampler``: every seat's 8
+    cards, uniform among those the view allows), each world becomes a whole deal
+    (``deals_from_worlds``), and ``batch_calls.call_sums`` replays every call so far (conditioned
+    as ``call_values``) and plays each doubling call to the hand's end by the heuristic.
+
+    Raises:
+        ValueError: the view is not a doubling decision of its own seat.
+    """
+    from agents.search_player.sampling import WorldSampler
+
+    if view.phase != "doubling" or view.to_act != view.seat:
+        raise ValueError("doubling_values needs the doubling-phase view of the seat to act")
+    me = view.seat
+    legal = np.array(cards_of(view.legal_mask), dtype=np.int64)
+    observed = np.array(
+        [(seat, action) for _, seat, action in view.bids] + [(seat, a) for seat, a in view.doubling_calls],
+        dtype=np.int64,
+    ).reshape(-1, 2)
+    sampler = WorldSampler(view)
+    gen = np.random.default_rng(rng.getrandbits(64))
+    template: np.ndarray | None = None
+    sums = np.zeros(len(legal), dtype=np.float64)
+    accepted = 0
+    for conditioned in (condition, False) if condition else (False,):
+        for _ in range(max_batches if conditioned else 1):
+            held = np.array([sampler.sample(rng) for _ in range(worlds)], dtype=np.int64)
+            deals = deals_from_worlds(held, view, gen)
+            if template is None:
+                template = _start_row(view, deals[0])
+            accepted += call_sums(
+                template, deals, observed, legal, _switches(view.rules), _PAY, _BARS,
+                team_of(me), me, conditioned, worlds - accepted, sums,
+            )  # fmt: skip
+            if accepted >= worlds:
+                break
+        if accepted:
+            break
+    return {int(a): float(sums[i]) / accepted for i, a in enumerate(legal)}, accepted

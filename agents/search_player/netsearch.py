@@ -38,7 +38,7 @@ from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
-from baloot_env.hand import BIDDING, PLAY
+from baloot_env.hand import PLAY
 
 BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
 DEFAULT_POLICY = "policies/champion"
@@ -132,7 +132,7 @@ class NetSearchAgent(Agent):
         if view.phase != PLAY:
             if self.config.bidding == "network":
                 return self.policy.act(view)
-            if view.phase == BIDDING and self.config.search.calls == "searched":
+            if self.config.search.calls == "searched":
                 return self._searched_call(view)
             return self.search.act(view)  # the heuristic's bars (R3, R4)
         legal = cards_of(view.legal_mask)
@@ -144,13 +144,11 @@ class NetSearchAgent(Agent):
         return choose(legal, values, logp, self.config.prior)
 
     def _searched_call(self, view: PlayerView) -> int:
-        """The bid with the best searched value plus ``bid_prior`` times the network's log-probability."""
-        from agents.search_player.calls import call_values
-
+        """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's log-probability."""
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
             return legal[0]
-        values, used = call_values(view, self.config.search.worlds, self.search.rng, self.config.search.condition)
+        values, used = self.search.call_values(view)
         self.last_stats = {"worlds": used, "call_values": values}
         return choose(legal, values, self.log_policy(view), self.config.bid_prior)
 

@@ -28,10 +28,10 @@ projects and the baloot of every seat are recomputed from the world's 8-card han
 R6.5), which agrees with the public ones because the sampler rejects worlds that would
 declare other projects. The rule variants (public) are the view's ``rules``.
 
-Bidding (R3) uses the ``heuristic`` agent's documented bars by default; with ``calls`` set to
-``"searched"`` every legal bid is valued by playing sampled deals to the end instead
-(``agents.search_player.calls``: the deals conditioned on the calls so far, the heuristic
-continuing for every seat). Doubling (R4) always uses the heuristic's bars.
+Bidding (R3) and doubling (R4) use the ``heuristic`` agent's documented bars by default; with
+``calls`` set to ``"searched"`` every legal call is valued by playing sampled deals to the end
+instead (``agents.search_player.calls``: the heuristic continues for every seat; with
+``condition`` the deals agree with the calls so far).
 
 With a fixed seed every decision is deterministic, unless ``time_budget`` is set: then the
 number of worlds depends on the clock (at least ``min_worlds``).
@@ -54,7 +54,7 @@ from agents.search_player.sampling import WorldSampler
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
-from baloot_env.hand import BIDDING, PLAY, HandState
+from baloot_env.hand import BIDDING, DOUBLING, PLAY, HandState
 from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_baloot, scoring_projects
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
@@ -294,7 +294,7 @@ class SearchAgent(Agent):
 
         Used by ``act`` and by the warm start, which turns the values into soft targets.
         """
-        if view.phase == BIDDING and self.config.calls == "searched":
+        if view.phase in (BIDDING, DOUBLING) and self.config.calls == "searched":
             return self.choose_call(view), None
         if view.phase != PLAY:
             return self.heuristic.act(view), None  # R3, R4: the heuristic's bars (module docstring)
@@ -310,19 +310,25 @@ class SearchAgent(Agent):
         return (h if h in tied else tied[0]), values
 
     def choose_call(self, view: PlayerView) -> int:
-        """The bid with the best mean value over sampled deals (``calls.call_values``); ties go
-        to the heuristic's call when it is among them, else to the lowest action id."""
-        from agents.search_player.calls import call_values
-
+        """The bid (R3) or doubling call (R4) with the best mean value over sampled deals
+        (``calls.call_values``, ``calls.doubling_values``); ties go to the heuristic's call when
+        it is among them, else to the lowest action id."""
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
             return legal[0]
-        values, used = call_values(view, self.config.worlds, self.rng, self.config.condition)
+        values, used = self.call_values(view)
         self.last_stats = {"worlds": used, "call_values": values}
         best = max(values.values())
         tied = [a for a in legal if values[a] == best]
         h = self.heuristic.act(view)
         return h if h in tied else tied[0]
+
+    def call_values(self, view: PlayerView) -> tuple[dict[int, float], int]:
+        """Every legal call's mean value over sampled deals, and the deals used (bidding or doubling)."""
+        from agents.search_player.calls import call_values, doubling_values
+
+        values = call_values if view.phase == BIDDING else doubling_values
+        return values(view, self.config.worlds, self.rng, self.config.condition)
 
     def evaluate(self, view: PlayerView, rng: random.Random | None = None) -> dict[int, float]:
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""
