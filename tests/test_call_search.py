@@ -210,22 +210,23 @@ def test_call_filter_keeps_a_world_with_the_chance_of_the_calls():
     assert checked == 12
 
 
-def test_conditioned_worlds_prefer_agreeing_worlds_and_always_return_k():
-    view, state = _play_views(4, 1)[0]
-    f = calls.CallFilter(view, random.Random(0))
+def test_conditioned_worlds_keep_the_agreeing_draws_and_at_least_the_least():
     from agents.search_player.sampling import WorldSampler
 
+    view, state = _play_views(4, 1)[0]
     sampler = WorldSampler(view)
+    f = calls.CallFilter(view, random.Random(0))
     rng = random.Random(1)
-    worlds = calls.conditioned_worlds(lambda: sampler.sample(rng), 64, f, 4 * 64)
-    assert worlds.shape == (64, NUM_SEATS)
-    assert f.drawn >= 64 and f.kept <= f.drawn
+    worlds = calls.conditioned_worlds(lambda: sampler.sample(rng), 64, f, 4)
+    assert f.drawn == 64 and 4 <= f.kept < 64 and len(worlds) == f.kept
     for w in worlds:  # every world is one the sampler could draw: the seat's own hand, no card twice
         assert w[view.seat] == view.hand
         assert sum(int(x).bit_count() for x in w) == sum(int(h).bit_count() for h in state.hands)
-    # With no room to draw more, the rest is filled from the last batch.
+    # When too few agree, the rest up to ``least`` are worlds that do not.
     g = calls.CallFilter(view, random.Random(0))
-    assert calls.conditioned_worlds(lambda: sampler.sample(rng), 64, g, 64).shape == (64, NUM_SEATS)
+    rng = random.Random(2)
+    some = calls.conditioned_worlds(lambda: sampler.sample(rng), 64, g, 64)
+    assert len(some) == 64 and g.kept < 64
 
 
 def test_condition_needs_the_core_backend():

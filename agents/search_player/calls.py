@@ -149,31 +149,20 @@ class CallFilter:
         return ok.astype(bool)
 
 
-def conditioned_worlds(sample, k: int, call_filter: CallFilter, max_draws: int) -> np.ndarray:
-    """``k`` worlds (int64[k, 4]) from ``sample()`` that agree with the calls.
+def conditioned_worlds(sample, k: int, call_filter: CallFilter, least: int) -> np.ndarray:
+    """The worlds among ``k`` drawn by ``sample()`` that agree with the calls (int64[n, 4]).
 
-    Worlds are drawn in batches of ``k`` until ``k`` agree or ``max_draws`` have been drawn; the
-    rest is then filled with the last drawn worlds that did not agree (counted as fallbacks by
-    ``call_filter.drawn - call_filter.kept``), so a decision never waits long when the others
-    bid unlike the heuristic.
+    One batch of ``k`` is drawn, so a conditioned decision samples as many worlds as an
+    unconditioned one and plays out fewer (a third are kept on heuristic hands); when fewer than
+    ``least`` agree (the others do not bid like the heuristic) the first that do not agree are
+    added up to ``least``, so the search always has worlds to play.
     """
-    kept: list[np.ndarray] = []
-    n = 0
-    drawn = 0
-    last = np.empty((0, NUM_SEATS), dtype=np.int64)
-    while n < k and drawn < max_draws:
-        batch = np.array([sample() for _ in range(k)], dtype=np.int64)
-        drawn += k
-        ok = call_filter.agree(batch)
-        kept.append(batch[ok][: k - n])
-        n += min(int(ok.sum()), k - n)
-        last = batch[~ok]
-    if n < k:
-        kept.append(last[: k - n])
-    out = np.concatenate(kept) if kept else last[:0]
-    if len(out) < k:  # every draw agreed but one batch short: cannot happen (k per batch), kept for safety
-        raise RuntimeError("conditioned_worlds drew fewer worlds than asked")
-    return out
+    batch = np.array([sample() for _ in range(k)], dtype=np.int64)
+    ok = call_filter.agree(batch)
+    kept = batch[ok]
+    if len(kept) < least:
+        kept = np.concatenate([kept, batch[~ok][: least - len(kept)]])
+    return kept
 
 
 def deals_from_worlds(worlds: np.ndarray, view: PlayerView, gen: np.random.Generator) -> np.ndarray:

@@ -66,7 +66,6 @@ SEARCH_DEFAULT_WORLDS = 384
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
 CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
-_MAX_DRAWS = 4  # with ``condition``: worlds drawn per world used, at most (calls.conditioned_worlds)
 
 
 SearchConfigError = ConfigError  # a search parameter that does not exist or has a bad value
@@ -90,7 +89,7 @@ class SearchConfig:
             ``agents.search_player.calls``; always on the core, with ``worlds`` deals).
         condition: keep only the sampled worlds in which the heuristic makes the other seats'
             calls: the deals of searched calls, and the worlds of card play
-            (``calls.CallFilter``, at most ``_MAX_DRAWS`` draws per world); core backend only.
+            (``calls.CallFilter``: of ``worlds`` drawn, those that agree are played); core backend only.
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -389,18 +388,23 @@ class SearchAgent(Agent):
             from agents.search_player.calls import CallFilter, conditioned_worlds
 
             call_filter = CallFilter(view, rng)
-        n = 0
+        n = 0  # worlds played
+        drawn = 0  # worlds sampled (more than played when ``condition`` filters them)
         while True:
             if cfg.time_budget > 0:
                 if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
                     break
                 k = max(cfg.min_worlds - n, _CORE_CHUNK)
-            elif n >= cfg.worlds:
+            elif drawn >= cfg.worlds:
                 break
             else:
                 k = cfg.worlds
+            drawn += k
             if call_filter is not None:
-                worlds = conditioned_worlds(lambda: sampler.sample(rng), k, call_filter, _MAX_DRAWS * k)
+                least = max(cfg.min_worlds - n, 0) if cfg.time_budget > 0 else min(k, cfg.min_worlds)
+                worlds = conditioned_worlds(lambda: sampler.sample(rng), k, call_filter, least)
+                if len(worlds) == 0:
+                    continue
             else:
                 worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
@@ -408,7 +412,7 @@ class SearchAgent(Agent):
             search_sums(
                 template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, sums
             )
-            n += k
+            n += len(worlds)
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         if call_filter is not None:
             self.last_stats["calls_drawn"] = call_filter.drawn
