@@ -81,6 +81,10 @@ def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "calls":
+        from train.call_iteration import main as calls_main
+
+        return calls_main(argv[1:])
     if argv and argv[0] == "distill":
         from train.distill import main as distill_main
 
