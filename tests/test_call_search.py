@@ -231,7 +231,7 @@ def test_conditioned_worlds_keep_the_agreeing_draws_and_at_least_the_least():
 
 def test_condition_needs_the_core_backend():
     with pytest.raises(SearchConfigError, match="condition"):
-        SearchConfig(condition=True, backend="python")
+        SearchConfig(condition_play=True, backend="python")
 
 
 # ---------------------------------------------------------------------- searched doubling (R4)

@@ -31,7 +31,8 @@ declare other projects. The rule variants (public) are the view's ``rules``.
 Bidding (R3) and doubling (R4) use the ``heuristic`` agent's documented bars by default; with
 ``calls`` set to ``"searched"`` every legal call is valued by playing sampled deals to the end
 instead (``agents.search_player.calls``: the heuristic continues for every seat; with
-``condition`` the deals agree with the calls so far).
+``condition`` the deals agree with the calls so far). With ``condition_play`` the card play's
+worlds are filtered by the calls too (``calls.CallFilter``).
 
 With a fixed seed every decision is deterministic, unless ``time_budget`` is set: then the
 number of worlds depends on the clock (at least ``min_worlds``).
@@ -87,9 +88,11 @@ class SearchConfig:
         backend: "core" (playouts in the batched core's kernels) or "python" (``HandState``).
         calls: bids by the heuristic's bars ("heuristic") or by sampled deals ("searched",
             ``agents.search_player.calls``; always on the core, with ``worlds`` deals).
-        condition: keep only the sampled worlds in which the heuristic makes the other seats'
-            calls: the deals of searched calls, and the worlds of card play
-            (``calls.CallFilter``: of ``worlds`` drawn, those that agree are played); core backend only.
+        condition: with searched calls, keep only the sampled deals in which the heuristic
+            makes the other seats' calls so far (``calls.call_values``).
+        condition_play: in card play, keep only the sampled worlds that agree with the calls
+            (``calls.CallFilter``: of ``worlds`` drawn, those that agree are played); core
+            backend only.
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -102,6 +105,7 @@ class SearchConfig:
     backend: str = "core"
     calls: str = "heuristic"
     condition: bool = False
+    condition_play: bool = False
 
     def __post_init__(self) -> None:
         for name in ("worlds", "playouts", "min_worlds", "max_tries"):
@@ -116,8 +120,8 @@ class SearchConfig:
             raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
         if self.backend not in BACKENDS:
             raise SearchConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
-        if self.condition and self.backend != "core":
-            raise SearchConfigError("search param condition needs backend 'core'")
+        if self.condition_play and self.backend != "core":
+            raise SearchConfigError("search param condition_play needs backend 'core'")
         if self.calls not in CALLS:
             raise SearchConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
 
@@ -384,12 +388,12 @@ class SearchAgent(Agent):
         start = time.perf_counter()
         template = None
         call_filter = None
-        if cfg.condition and view.bids:
+        if cfg.condition_play and view.bids:
             from agents.search_player.calls import CallFilter, conditioned_worlds
 
             call_filter = CallFilter(view, rng)
         n = 0  # worlds played
-        drawn = 0  # worlds sampled (more than played when ``condition`` filters them)
+        drawn = 0  # worlds sampled (more than played when ``condition_play`` filters them)
         while True:
             if cfg.time_budget > 0:
                 if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
