@@ -20,7 +20,8 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import cards_of
 from baloot_env.hand import BIDDING, DOUBLING
 from baloot_env.rules import RuleConfig
-from train.call_iteration import CallIterationConfig, collect_call_views, main, searched_labels, train_bid_head
+from train.call_iteration import collect_call_views, main, searched_labels, train_bid_head
+from train.config import CallsConfig
 
 CHAMPION = "policies/champion"
 
@@ -38,8 +39,7 @@ def test_positions_are_call_decisions_with_a_choice():
 def test_labels_are_the_searched_calls():
     net, manifest = load_net(CHAMPION)
     views = collect_call_views(12, PolicyAgent(net, manifest, deterministic=False), 0.5, RuleConfig(), seed=2)
-    cfg = CallIterationConfig(worlds=16, seed=3)
-    labels = searched_labels(views, cfg, quiet=True)
+    labels = searched_labels(views, CallsConfig(worlds=16), 3, quiet=True)
     search_cfg = SearchConfig(worlds=16, calls="searched", condition=True)
     for i, view in enumerate(views):
         assert view.legal_mask >> int(labels[i]) & 1
@@ -57,7 +57,8 @@ def test_training_moves_only_the_bid_head_and_fits_the_labels():
         logits, _ = net(torch.from_numpy(obs), torch.from_numpy(masks))
     legal = masks != 0
     labels = np.where(legal, -logits.numpy(), -np.inf).argmax(axis=1).astype(np.int64)
-    fit = train_bid_head(net, obs, masks, labels, CallIterationConfig(epochs=30, learning_rate=3e-3), quiet=True)
+    calls = CallsConfig(epochs=30, learning_rate=3e-3)
+    fit = train_bid_head(net, obs, masks, labels, calls, 0, quiet=True)
     assert fit["agreement_before"] < 0.2 and fit["agreement_after"] > fit["agreement_before"] + 0.3
     after = net.state_dict()
     for k, v in before.items():
@@ -85,7 +86,15 @@ def test_the_command_writes_a_bundle_whose_card_play_is_the_base_policys(tmp_pat
 
 @pytest.mark.parametrize(
     "argv",
-    [["--positions", "0"], ["--worlds", "-1"], ["--heuristic-share", "2"], ["--policy", "nope"], ["--condition", "x"]],
+    [
+        ["--positions", "0"],
+        ["--worlds", "-1"],
+        ["--heuristic-share", "2"],
+        ["--policy", "nope"],
+        ["--condition", "x"],
+        ["--seed", "-1"],
+        ["--learning-rate", "nan"],
+    ],
 )
 def test_bad_input_exits_2_with_one_line_before_any_work(argv, tmp_path, capsys, monkeypatch):
     import train.call_iteration as ci
@@ -98,3 +107,30 @@ def test_bad_input_exits_2_with_one_line_before_any_work(argv, tmp_path, capsys,
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ")
+
+
+def test_a_training_run_with_a_call_step_changes_only_the_bid_head_after_ppo(tmp_path):
+    """``calls.positions`` > 0: the final bundle is the last checkpoint's network with a new bid
+    head (trunk, card head and value head equal to the checkpoint's), and the summary has the fit."""
+    import yaml
+
+    from tests.test_train import tiny
+    from train.__main__ import main as train_main
+    from train.checkpoint import latest_checkpoint, load_checkpoint
+
+    cfg = tiny(tmp_path, calls={"positions": 60, "worlds": 4, "epochs": 3})
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    assert train_main(["--config", str(path), "--quiet"]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["calls"]["positions"] == 60
+    final, _ = load_net(tmp_path / "run" / "bundles" / "final")
+    ckpt = load_checkpoint(latest_checkpoint(tmp_path / "run"))
+    trained = {k[len("net.") :] if k.startswith("net.") else k: v for k, v in ckpt["policy"].items()}
+    moved = []
+    for k, v in final.state_dict().items():
+        match = [t for name, t in trained.items() if name.endswith(k)]
+        assert match, k
+        if not torch.equal(v, match[0]):
+            moved.append(k)
+    assert moved and all(k.startswith("bid_head.") for k in moved)

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,39 +41,36 @@ from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
 from baloot_env.driver import DealSource, Table
+from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DOUBLING
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
+from train.config import CallsConfig, validate_calls
 
 HELD_OUT = 0.05
 
 
+COMMAND_POSITIONS = 20_000  # ``python -m train calls``'s positions when the trainer's default is off
+
+
 @dataclass(frozen=True)
 class CallIterationConfig:
-    """Settings of one improvement step (every field is a command-line flag)."""
+    """One step on a bundle (``python -m train calls``): the policy, where to write, the seed, and
+    the step's settings (``train.config.CallsConfig``, the trainer's ``calls`` section)."""
 
     policy: str = "policies/champion"
     out: str = "runs/calls"
-    positions: int = 20_000
-    worlds: int = 128
-    condition: bool = True
-    heuristic_share: float = 0.5
-    epochs: int = 20
-    batch_size: int = 256
-    learning_rate: float = 1e-3
     seed: int = 0
+    calls: CallsConfig = field(
+        default_factory=lambda: CallsConfig(positions=CallsConfig().positions or COMMAND_POSITIONS)
+    )
 
     def __post_init__(self) -> None:
-        for name in ("positions", "worlds", "epochs", "batch_size"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
-        if not 0.0 <= self.heuristic_share <= 1.0:
-            raise ValueError(f"heuristic_share must be in [0, 1], got {self.heuristic_share!r}")
-        if not 0.0 < self.learning_rate < 1.0:
-            raise ValueError(f"learning_rate must be in (0, 1), got {self.learning_rate!r}")
         if self.seed < 0:
-            raise ValueError(f"seed must be >= 0, got {self.seed!r}")
+            raise ConfigError(f"seed must be >= 0, got {self.seed!r}")
+        validate_calls(self.calls)
+        if self.calls.positions < 1:
+            raise ConfigError(f"calls.positions must be >= 1 here, got {self.calls.positions}")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,13 +103,13 @@ def collect_call_views(
     return views
 
 
-def searched_labels(views: list[PlayerView], cfg: CallIterationConfig, quiet: bool) -> np.ndarray:
+def searched_labels(views: list[PlayerView], calls: CallsConfig, seed: int, quiet: bool) -> np.ndarray:
     """The searched call of every view (``SearchAgent.choose_call``, seeded per position)."""
-    search_cfg = SearchConfig(worlds=cfg.worlds, calls="searched", condition=cfg.condition)
+    search_cfg = SearchConfig(worlds=calls.worlds, calls="searched", condition=calls.condition)
     labels = np.zeros(len(views), dtype=np.int64)
     t0 = time.perf_counter()
     for i, view in enumerate(views):
-        labels[i] = SearchAgent(cfg.seed * 1_000_003 + i, search_cfg).choose_call(view)
+        labels[i] = SearchAgent(seed * 1_000_003 + i, search_cfg).choose_call(view)
         if (i + 1) % 1000 == 0:
             rate = (i + 1) / (time.perf_counter() - t0)
             _log(f"labelled {i + 1:,}/{len(views):,} ({rate:.0f}/s)", quiet)
@@ -126,11 +123,12 @@ def _agreement(net: BalootNet, obs: torch.Tensor, masks: torch.Tensor, labels: t
 
 
 def train_bid_head(
-    net: BalootNet, obs: np.ndarray, masks: np.ndarray, labels: np.ndarray, cfg: CallIterationConfig, quiet: bool
+    net: BalootNet, obs: np.ndarray, masks: np.ndarray, labels: np.ndarray, calls: CallsConfig, seed: int, quiet: bool
 ) -> dict[str, float]:
     """Fit ``net.bid_head`` to ``labels`` (everything else frozen); returns the held-out agreement
     before and after."""
-    gen = np.random.default_rng(cfg.seed)
+    cfg = calls
+    gen = np.random.default_rng(seed)
     order = gen.permutation(len(labels))
     n_held = max(1, int(len(labels) * HELD_OUT))
     held, fit = order[:n_held], order[n_held:]
@@ -164,20 +162,35 @@ def train_bid_head(
     }
 
 
-def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
-    """The whole step (module docstring); returns the summary written to ``out/summary.json``."""
-    t_start = time.perf_counter()
-    torch.set_num_threads(1)
-    torch.manual_seed(cfg.seed)
-    net, manifest = load_net(cfg.policy)
-    rules = RuleConfig.from_dict(manifest.get("rules") or {})
-    policy = PolicyAgent(net, manifest, seed=cfg.seed, deterministic=False)
-    views = collect_call_views(cfg.positions, policy, cfg.heuristic_share, rules, cfg.seed)
-    _log(f"{len(views):,} call positions collected in {time.perf_counter() - t_start:.0f} s", quiet)
-    labels = searched_labels(views, cfg, quiet)
+def improve_calls(net: BalootNet, rules: RuleConfig, calls: CallsConfig, seed: int, quiet: bool) -> dict[str, Any]:
+    """Steps 1-3 of the module docstring on ``net`` in place (its bid head); returns the fit.
+
+    The network samples its calls from its policy while the positions are collected (varied
+    positions); torch's global generator is not drawn from, so a caller's run stays reproducible.
+    """
+    t0 = time.perf_counter()
+    net.eval()
+    policy = PolicyAgent(net, {"name": "policy"}, seed=seed, deterministic=False)
+    views = collect_call_views(calls.positions, policy, calls.heuristic_share, rules, seed)
+    _log(f"{len(views):,} call positions collected in {time.perf_counter() - t0:.0f} s", quiet)
+    labels = searched_labels(views, calls, seed, quiet)
     obs = np.stack([v.observation() for v in views]).astype(np.float32)
     masks = np.stack([v.action_mask() for v in views]).astype(np.int8)
-    fit = train_bid_head(net, obs, masks, labels, cfg, quiet)
+    fit = train_bid_head(net, obs, masks, labels, calls, seed, quiet)
+    fit["positions"] = len(views)
+    fit["seconds"] = time.perf_counter() - t0
+    _log(f"held-out agreement with the searched calls {fit['agreement_before']:.1%} -> "
+         f"{fit['agreement_after']:.1%} ({fit['seconds']:.0f} s)", quiet)  # fmt: skip
+    return fit
+
+
+def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
+    """The whole step on a bundle (module docstring); returns the summary written to ``out/summary.json``."""
+    t_start = time.perf_counter()
+    torch.set_num_threads(1)
+    net, manifest = load_net(cfg.policy)
+    rules = RuleConfig.from_dict(manifest.get("rules") or {})
+    fit = improve_calls(net, rules, cfg.calls, cfg.seed, quiet)
     base = {"name": manifest["name"], "path": cfg.policy, "weights_sha256": manifest["weights_sha256"]}
     bundle = save_bundle(
         Path(cfg.out) / "bundle", net, name=f"calls-{manifest['name']}", rules=manifest.get("rules") or {},
@@ -186,29 +199,14 @@ def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
     summary = {
         "bundle": str(bundle),
         "base_policy": base,
-        "positions": len(views),
+        "positions": fit["positions"],
         "fit": fit,
         "seconds": time.perf_counter() - t_start,
         "config": cfg.to_dict(),
     }
     (Path(cfg.out) / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    _log(f"bundle {bundle}: held-out agreement with the searched calls {fit['agreement_before']:.1%} -> "
-         f"{fit['agreement_after']:.1%} ({summary['seconds']:.0f} s)", quiet)  # fmt: skip
+    _log(f"bundle {bundle} ({summary['seconds']:.0f} s)", quiet)
     return summary
-
-
-_HELP = {
-    "policy": "the policy bundle to improve",
-    "out": "output folder: bundle/ and summary.json",
-    "positions": "call decisions to label",
-    "worlds": "sampled deals per searched call",
-    "condition": "keep only deals in which the heuristic makes the calls so far (true/false)",
-    "heuristic_share": "share of hands whose other team is heuristic (else the policy)",
-    "epochs": "passes over the labelled positions",
-    "batch_size": "positions per gradient step",
-    "learning_rate": "Adam learning rate of the bid head",
-    "seed": "seeds the hands, the searches and the training",
-}
 
 
 def _bool(text: str) -> bool:
@@ -218,19 +216,25 @@ def _bool(text: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: every ``CallIterationConfig`` field is a flag; bad input gives exit code 2
-    and one line ``error: ...`` before any work."""
+    """Command line: ``--policy``, ``--out``, ``--seed`` and every ``CallsConfig`` field as a flag;
+    bad input gives exit code 2 and one line ``error: ...`` before any work."""
     from eval.__main__ import OneLineParser, one_line
+    from train.config import iter_fields
 
-    defaults = CallIterationConfig()
+    d = CallIterationConfig()
     p = OneLineParser(prog="python -m train calls", description=(__doc__ or "").splitlines()[0])
-    for name, value in defaults.to_dict().items():
+    p.add_argument("--policy", default=d.policy, help=f"the policy bundle to improve (default {d.policy})")
+    p.add_argument("--out", default=d.out, help=f"output folder: bundle/ and summary.json (default {d.out})")
+    p.add_argument("--seed", type=int, default=d.seed, help="seeds the hands, the searches and the training")
+    for key, _, meaning in iter_fields(CallsConfig):
+        value = getattr(d.calls, key)
         kind = _bool if isinstance(value, bool) else type(value)
-        p.add_argument("--" + name.replace("_", "-"), type=kind, default=value, help=f"{_HELP[name]} (default {value})")
+        p.add_argument("--" + key.replace("_", "-"), type=kind, default=value, help=f"{meaning} (default {value})")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     a = p.parse_args(argv)
     try:
-        cfg = CallIterationConfig(**{k: getattr(a, k) for k in defaults.to_dict()})
+        calls = CallsConfig(**{key: getattr(a, key) for key, _, _ in iter_fields(CallsConfig)})
+        cfg = CallIterationConfig(policy=a.policy, out=a.out, seed=a.seed, calls=calls)
         load_net(cfg.policy)
         Path(cfg.out).mkdir(parents=True, exist_ok=True)
     except (ValueError, BundleError, OSError) as e:

@@ -121,8 +121,25 @@ class PretrainConfig:
     workers: int = _f(2, "processes labelling positions (a search teacher is slow)")
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
-    backend: str = _f("core", "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
-                      "of the heuristic) or 'python' (the driver); other teachers always play on the driver")
+    backend: str = _f(
+        "core",
+        "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
+        "of the heuristic) or 'python' (the driver); other teachers always play on the driver",
+    )
+
+
+@dataclass(frozen=True)
+class CallsConfig:
+    """After PPO, one step of policy iteration on the calls (``train.call_iteration``): the
+    searched calls of sampled deals teach the policy's bid head; ``positions: 0`` is off."""
+
+    positions: int = _f(0, "call decisions (bidding, doubling) labelled by searched calls (0: no call step)")
+    worlds: int = _f(128, "sampled deals per searched call")
+    condition: bool = _f(True, "keep only deals in which the heuristic makes the calls so far")
+    heuristic_share: float = _f(0.5, "share of the labelled hands whose other team is heuristic (else the policy)")
+    epochs: int = _f(20, "passes over the labelled calls")
+    batch_size: int = _f(256, "minibatch size")
+    learning_rate: float = _f(1e-3, "Adam step size of the bid head (the rest of the network is frozen)")
 
 
 @dataclass(frozen=True)
@@ -141,6 +158,7 @@ class TrainConfig:
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    calls: CallsConfig = field(default_factory=CallsConfig)
 
 
 def iter_fields(cls: type = TrainConfig, prefix: str = "") -> Iterator[tuple[str, Any, str]]:
@@ -418,6 +436,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
         raise ConfigError(f"pretrain.soft_temperature must be >= 0 (0: hard labels), got {t.soft_temperature}")
     if t.backend not in ("core", "python"):
         raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
+
     from agents.registry import AgentSpecError, resolve_spec
 
     try:
@@ -425,8 +444,21 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     except AgentSpecError as err:
         raise ConfigError(f"pretrain.teacher: {_one_line(err)}") from None
 
+    # --- calls
+    validate_calls(cfg.calls)
+
     if fresh and cfg.init_from:
         _validate_init_from(cfg)
+
+
+def validate_calls(c: CallsConfig) -> None:
+    """The ``calls`` section's ranges (also checked by ``python -m train calls``)."""
+    _need(c.positions >= 0, "calls.positions", c.positions, ">= 0 (0: no call step)")
+    _need(c.worlds >= 1, "calls.worlds", c.worlds, ">= 1")
+    _number("calls.heuristic_share", c.heuristic_share, 0, 1)
+    _need(c.epochs >= 1, "calls.epochs", c.epochs, ">= 1")
+    _need(c.batch_size >= 1, "calls.batch_size", c.batch_size, ">= 1")
+    _number("calls.learning_rate", c.learning_rate, 0, low_open=True)
 
 
 def _validate_eval(e: EvalConfig) -> None:

@@ -11,7 +11,8 @@ from train.trainer import Trainer, train_from_args
 
 
 def run_training(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False) -> dict:
-    """Train (fresh or resumed), then a final duplicate evaluation against ``heuristic``.
+    """Train (fresh or resumed), then (``calls.positions`` > 0) the call step of
+    ``train.call_iteration``, then a final duplicate evaluation against ``heuristic``.
 
     Writes ``bundles/final`` (a verified policy bundle with the evaluation in its manifest) and
     ``summary.json`` into the run directory, and prints a readable summary. The run directory
@@ -25,6 +26,12 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
 def _finish(trainer: Trainer) -> dict:
     stats = trainer.run()
     cfg = trainer.cfg
+    calls_fit = None
+    if cfg.calls.positions > 0:  # after PPO: searched calls teach the bid head (train.call_iteration)
+        from baloot_env.rules import RuleConfig
+        from train.call_iteration import improve_calls
+
+        calls_fit = improve_calls(trainer.net, RuleConfig.from_dict(cfg.env.rules), cfg.calls, cfg.seed, trainer.quiet)
     final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
     trainer.model.logger.dump(trainer.steps)  # the final eval/ figures reach tensorboard too
     bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
@@ -34,6 +41,7 @@ def _finish(trainer: Trainer) -> dict:
         "seconds": round(stats["seconds"], 1),
         "decisions_per_s": round((stats["steps"] - trainer.start_step) / max(stats["seconds"], 1e-9), 1),
         "selfplay": stats["selfplay"],
+        "calls": calls_fit,
         "final_evaluation": final,
         "bundle": str(bundle),
         "champion": json.loads((trainer.run_dir / "champion.json").read_text())["champion"],
