@@ -159,3 +159,9 @@ def test_searched_calls_with_a_bid_prior(policy):
                 checked += 1
             state.apply(HeuristicAgent(0).act(view))
     assert checked > 20
+
+
+def test_the_default_search_underneath_searches_its_calls():
+    for cfg in (NetSearchConfig(), NetSearchConfig.from_dict({}), NetSearchConfig.from_dict({"worlds": 8})):
+        assert cfg.search.calls == "searched" and cfg.search.condition
+    assert NetSearchConfig.from_dict({"calls": "heuristic"}).search.calls == "heuristic"

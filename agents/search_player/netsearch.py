@@ -42,6 +42,9 @@ from baloot_env.hand import PLAY
 
 BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
 DEFAULT_POLICY = "policies/champion"
+# The search underneath searches its calls unless the params say otherwise: measured the
+# strongest setting on development deals (docs/RESULTS.md, "Searched calls").
+SEARCH_DEFAULTS: dict[str, Any] = {"calls": "searched", "condition": True}
 
 
 @dataclass(frozen=True)
@@ -54,15 +57,15 @@ class NetSearchConfig:
             per nat; 0 uses the network only to break exact ties.
         bidding: ``"network"`` or ``"search"`` (the search player's) bidding and doubling.
         bid_prior: with searched bids, the weight of the network's log-probability of a bid.
-        search: the search underneath; in a params mapping its fields (``worlds``,
-            ``time_budget``, ...) sit beside the three above.
+        search: the search underneath (``SEARCH_DEFAULTS``: searched, conditioned calls); in a
+            params mapping its fields (``worlds``, ``calls``, ...) sit beside the ones above.
     """
 
     policy: str = DEFAULT_POLICY
     prior: float = 0.0
     bidding: str = "search"
     bid_prior: float = 0.0
-    search: SearchConfig = field(default_factory=SearchConfig)
+    search: SearchConfig = field(default_factory=lambda: SearchConfig(**SEARCH_DEFAULTS))
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:
@@ -81,7 +84,7 @@ class NetSearchConfig:
             raise ConfigError(f"netsearch params must be a mapping, got {type(data).__name__}")
         own = {k: v for k, v in data.items() if k in _OWN}
         base = from_mapping(_Own, own, "netsearch param")
-        search = SearchConfig.from_dict({k: v for k, v in data.items() if k not in _OWN})
+        search = SearchConfig.from_dict(SEARCH_DEFAULTS | {k: v for k, v in data.items() if k not in _OWN})
         return cls(base.policy, base.prior, base.bidding, base.bid_prior, search)
 
     def to_dict(self) -> dict[str, Any]:
