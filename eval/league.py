@@ -440,7 +440,7 @@ def plot_league(rep: dict[str, Any], path: str | os.PathLike) -> bool:
     ax2.set_title(f"ratings on {rep['deal_set']} ({rep['deals']} deals)")
     fig.tight_layout()
     buf = io.BytesIO()
-    fig.savefig(buf, dpi=100, format="png")
+    fig.savefig(buf, dpi=100, format="png", bbox_inches="tight")  # no label cut at the edge
     plt.close(fig)
     write_bytes_atomic(path, buf.getvalue())  # creates the folder, as the CLI's check promises
     return True
