@@ -66,7 +66,7 @@ class PPOConfig:
     ent_coef: float = _f(0.003, "weight of the entropy bonus")
     vf_coef: float = _f(0.5, "weight of the value loss")
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
-    total_steps: int = _f(1_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
+    total_steps: int = _f(2_500_000, "learner decisions of PPO (0: warm start and evaluation only)")
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class OpponentConfig:
 class EvalConfig:
     """Periodic duplicate evaluation and promotion."""
 
-    every: int = _f(250_000, "learner decisions between evaluations (0: only the final one)")
+    every: int = _f(1_250_000, "learner decisions between evaluations (0: only the final one)")
     deal_set: str = _f("dev960", "deal set of the periodic evaluations and promotion tests (a development set)")
     deals: int = _f(192, "deals of deal_set played per periodic evaluation")
     final_deal_set: str = _f("test960", "deal set of the final report")
@@ -111,7 +111,7 @@ class EvalConfig:
 class PretrainConfig:
     """Behaviour-cloning warm start from a teacher agent (``train.pretrain``); ``positions: 0`` is off."""
 
-    positions: int = _f(600_000, "positions of teacher self-play imitated (0: no warm start)")
+    positions: int = _f(1_500_000, "positions of teacher self-play imitated (0: no warm start)")
     epochs: int = _f(5, "passes over the positions")
     batch_size: int = _f(512, "minibatch size")
     learning_rate: float = _f(1e-3, "Adam step size")
