@@ -196,7 +196,9 @@ def test_heuristic_bids_from_hand_strength():
 def test_make_agent_names_and_errors(tmp_path):
     assert isinstance(make_agent("random", 1), RandomAgent)
     assert isinstance(make_agent("heuristic"), HeuristicAgent)
-    with pytest.raises(AgentSpecError, match=r"unknown agent 'alphabaloot'; known agents: \[.*'heuristic', 'random'"):
+    with pytest.raises(
+        AgentSpecError, match=r"unknown agent 'alphabaloot'; known agents: \[.*'heuristic', 'netsearch', 'random'"
+    ):
         make_agent("alphabaloot")
     with pytest.raises(AgentSpecError, match="does not exist"):
         make_agent(str(tmp_path / "missing.json"))
