@@ -1,8 +1,9 @@
 """``netsearch``: the sampled-worlds search guided by a trained network (issue 12, goal 2).
 
 The search player (``agents.search_player.player``) values every legal card by playing it out
-in sampled worlds; its bidding and doubling are the ``heuristic`` agent's bars. ``netsearch``
-puts a policy bundle inside that loop in two places, each a switch:
+in sampled worlds; by default its bidding and doubling are the ``heuristic`` agent's bars.
+``netsearch`` runs that search with its calls searched too (``SEARCH_DEFAULTS``) and puts a
+policy bundle inside the loop, each use a switch:
 
 * **prior over cards** (``prior``): the card played maximises
 
@@ -20,8 +21,10 @@ puts a policy bundle inside that loop in two places, each a switch:
   network's log-probability of each bid beside its searched value, as ``prior`` does for cards.
 
 The network sees only the seat's ``PlayerView`` (its observation), like every agent; the search
-sees only what the view shows (its sampler). One forward pass per decision costs well under a
-millisecond beside the playouts (``benchmarks/search_speed.py`` measures both agents' times).
+sees only what the view shows (its sampler). One forward pass per decision costs about 0.2 ms
+beside the playouts (``benchmarks/decision_time.py``). Measured on development deals
+(docs/RESULTS.md): the tie-breaks help a little, a card prior and the network's own calls do
+not; the searched calls carry most of ``netsearch``'s margin over ``search``.
 """
 
 from __future__ import annotations
