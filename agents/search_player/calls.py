@@ -63,17 +63,27 @@ def call_values(
     if view.phase != BIDDING or view.to_act != view.seat:
         raise ValueError("call_values needs the bidding-phase view of the seat to act")
     me = view.seat
-    legal = np.array(cards_of(view.legal_mask), dtype=np.int64)  # action ids, as card ids are bits
     unseen = np.array(cards_of(ALL_CARDS_MASK & ~view.hand & ~(1 << view.turned)), dtype=np.int64)
     own = np.array(cards_of(view.hand), dtype=np.int64)
     observed = np.array([(seat, action) for _, seat, action in view.bids], dtype=np.int64).reshape(-1, 2)
     gen = np.random.default_rng(rng.getrandbits(64))
+    return _searched(
+        view, lambda: _deals(gen, worlds, me, own, unseen, view.turned), observed, worlds, condition, max_batches
+    )
+
+
+def _searched(view: PlayerView, draw, observed: np.ndarray, worlds: int, condition: bool, max_batches: int):
+    """The searched value of every legal call of ``view`` over deals from ``draw()`` (a batch of
+    whole deals per call), and how many deals were used: batches are drawn until ``worlds`` are
+    accepted, conditioned for up to ``max_batches`` batches, then without conditioning if none was."""
+    me = view.seat
+    legal = np.array(cards_of(view.legal_mask), dtype=np.int64)  # action ids: a mask's bits, as cards
     template: np.ndarray | None = None
     sums = np.zeros(len(legal), dtype=np.float64)
     accepted = 0
     for conditioned in (condition, False) if condition else (False,):
         for _ in range(max_batches if conditioned else 1):
-            deals = _deals(gen, worlds, me, own, unseen, view.turned)
+            deals = draw()
             if template is None:
                 template = _start_row(view, deals[0])
             accepted += call_sums(
@@ -212,29 +222,15 @@ def doubling_values(
 
     if view.phase != "doubling" or view.to_act != view.seat:
         raise ValueError("doubling_values needs the doubling-phase view of the seat to act")
-    me = view.seat
-    legal = np.array(cards_of(view.legal_mask), dtype=np.int64)
     observed = np.array(
         [(seat, action) for _, seat, action in view.bids] + [(seat, a) for seat, a in view.doubling_calls],
         dtype=np.int64,
     ).reshape(-1, 2)
     sampler = WorldSampler(view)
     gen = np.random.default_rng(rng.getrandbits(64))
-    template: np.ndarray | None = None
-    sums = np.zeros(len(legal), dtype=np.float64)
-    accepted = 0
-    for conditioned in (condition, False) if condition else (False,):
-        for _ in range(max_batches if conditioned else 1):
-            held = np.array([sampler.sample(rng) for _ in range(worlds)], dtype=np.int64)
-            deals = deals_from_worlds(held, view, gen)
-            if template is None:
-                template = _start_row(view, deals[0])
-            accepted += call_sums(
-                template, deals, observed, legal, _switches(view.rules), _PAY, _BARS,
-                team_of(me), me, conditioned, worlds - accepted, sums,
-            )  # fmt: skip
-            if accepted >= worlds:
-                break
-        if accepted:
-            break
-    return {int(a): float(sums[i]) / accepted for i, a in enumerate(legal)}, accepted
+
+    def draw() -> np.ndarray:
+        held = np.array([sampler.sample(rng) for _ in range(worlds)], dtype=np.int64)
+        return deals_from_worlds(held, view, gen)
+
+    return _searched(view, draw, observed, worlds, condition, max_batches)
