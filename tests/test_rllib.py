@@ -8,6 +8,7 @@ Needs the ``scale`` extra (``ray[rllib]``); without it every test here is skippe
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -186,7 +187,9 @@ def test_config_rllib_section_and_one_line_errors(tmp_path, capsys):
 
     cfg = load_rllib_config("configs/rllib.yaml")
     assert cfg.rllib == RayConfig() and cfg.run_dir == "runs/rllib"
-    assert cfg.ppo == load_rllib_config(None).ppo  # the shared sections' defaults: configs/default.yaml
+    # the shared sections' defaults (configs/default.yaml) but for the smaller recipe it sets
+    assert cfg.ppo == dataclasses.replace(load_rllib_config(None).ppo, total_steps=1_000_000)
+    assert cfg.pretrain.positions == 600_000 and cfg.eval.every == 250_000
     with pytest.raises(ConfigError, match="unknown key"):
         load_rllib_config(None, ["rllib.num_runners=3"])
     with pytest.raises(ConfigError, match="rllib.num_env_runners must be >= 0"):
