@@ -62,24 +62,32 @@ class LeagueError(ValueError):
 
 
 # ---------------------------------------------------------------------- names
+# Folder names a run gives every bundle (``bundles/final``, ``train calls``' ``bundle``): the
+# folder above says more.
+_GENERIC_BUNDLE_NAMES = ("bundle", "final", "current")
+
+
 def agent_label(spec: str) -> str:
     """A short readable name: the agent's name, a spec file's basename without ``.json``, a
-    bundle's folder name."""
+    bundle's folder name (or, for a generic one like ``bundle`` or ``final``, its parent's)."""
     if spec in AGENTS:
         return spec
-    name = Path(spec.rstrip("/\\")).name or spec
+    path = Path(spec.rstrip("/\\"))
+    if path.name in _GENERIC_BUNDLE_NAMES and path.parent.name not in ("", "bundles"):
+        return path.parent.name
+    if path.name in _GENERIC_BUNDLE_NAMES and path.parent.name == "bundles" and path.parent.parent.name:
+        return path.parent.parent.name
+    name = path.name or spec
     return name[: -len(".json")] if name.endswith(".json") and len(name) > len(".json") else name
 
 
 def agent_labels(specs: list[str]) -> list[str]:
-    """``agent_label`` of each spec; labels that collide get their parent folder in front."""
+    """``agent_label`` of each spec; labels that collide are the specs' paths instead."""
     base = [agent_label(s) for s in specs]
-    labels = list(base)
-    for i, spec in enumerate(specs):
-        if base.count(base[i]) > 1 and spec not in AGENTS:
-            parent = Path(spec.rstrip("/\\")).parent.name
-            labels[i] = f"{parent}/{base[i]}" if parent else spec
-    return labels
+    return [
+        spec.rstrip("/\\") if base.count(base[i]) > 1 and spec not in AGENTS else base[i]
+        for i, spec in enumerate(specs)
+    ]
 
 
 # ---------------------------------------------------------------------- time and size

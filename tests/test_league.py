@@ -91,7 +91,10 @@ def test_a_bundle_size_is_its_parameter_count_and_weights_file(tmp_path):
 
 def test_labels_are_short_names():
     specs = ["random", "runs/a/bold.json", "policies/champion", "x/final", "y/final/"]
-    assert agent_labels(specs) == ["random", "bold", "champion", "x/final", "y/final"]
+    assert agent_labels(specs) == ["random", "bold", "champion", "x", "y"]
+    # A generic bundle folder is named by the folder above it (a run's bundles/final by the run).
+    specs = ["runs/calls/c60k/bundle", "runs/default/bundles/final", "a/b/final", "c/b/final"]
+    assert agent_labels(specs) == ["c60k", "default", "a/b/final", "c/b/final"]  # colliding: the paths
 
 
 # ---------------------------------------------------------------------- resume
