@@ -24,7 +24,8 @@ from pathlib import Path
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
-from eval.league import DEFAULT_TIME_POSITIONS, format_league, league, plot_league
+from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
+from eval.league_plot import plot_league
 from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize, write_json_atomic
 from eval.runner import DEFAULT_TORCH_THREADS, run_duplicate

@@ -23,14 +23,13 @@ count and seed match, playing only the others. Swapping A and B only flips the s
 round is reused too. The report does not show which pairs were reused: it is the same either
 way. A corrupt pair file is refused (``LeagueError``) before any work starts.
 
-``plot_league`` draws the ladder: the matrix of mean d as a heatmap and the ratings as bars.
+``eval.league_plot.plot_league`` draws the ladder: the matrix of mean d as a heatmap and the ratings as bars.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import json
 import os
 import re
@@ -45,7 +44,7 @@ from agents.base import Agent, PlayerView
 from agents.registry import AGENTS, AgentSpecError, make_agent, resolve_spec
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Table
-from baloot_io.atomic import write_bytes_atomic, write_json_atomic
+from baloot_io.atomic import write_json_atomic
 from eval.deals import DealSet
 from eval.duplicate import hand_seed
 from eval.runner import DEFAULT_TORCH_THREADS, _set_torch_threads, _torch_threads, run_duplicate
@@ -404,51 +403,3 @@ def format_league(rep: dict[str, Any]) -> str:
     if differ:
         lines += ["", *(f"  {lab} = {spec}" for lab, spec in differ)]
     return "\n".join(lines)
-
-
-def plot_league(rep: dict[str, Any], path: str | os.PathLike) -> bool:
-    """PNG (written atomically): (left) the matrix of mean d as a heatmap with the values in the
-    cells, (right) the Elo ratings as bars; agents in rating order, best first. False without
-    matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    labels = rep.get("labels") or rep["agents"]
-    k = len(labels)
-    order = sorted(range(k), key=lambda i: -rep["elo"][i])
-    cells = [[float("nan") if i == j else rep["mean"][i][j] for j in order] for i in order]
-    top = max((abs(x) for row in cells for x in row if x == x), default=1.0) or 1.0
-    names = [labels[i] for i in order]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(5 + 1.1 * k, 1.5 + 0.6 * k), gridspec_kw={"width_ratios": [3, 2]})
-    image = ax1.imshow(cells, cmap="RdBu", vmin=-top, vmax=top)
-    for r in range(k):
-        for c in range(k):
-            if r != c:  # white on the dark ends of the colour scale
-                color = "white" if abs(cells[r][c]) > 0.6 * top else "black"
-                ax1.text(c, r, f"{cells[r][c]:+.1f}", ha="center", va="center", fontsize=9, color=color)
-    ax1.set_xticks(range(k), names, rotation=30, ha="right")
-    ax1.set_yticks(range(k), names)
-    ax1.set_title("mean d, row vs column (game points per deal)")
-    fig.colorbar(image, ax=ax1, fraction=0.046, pad=0.04)
-    ratings = [rep["elo"][i] for i in order]
-    anchor = sum(ratings) / k  # elo_ratings' anchor: the bars show each agent's distance from the mean
-    ax2.barh(range(k), [r - anchor for r in ratings], left=anchor, color="#4477aa")
-    for y, r in enumerate(ratings):
-        ax2.text(r, y, f" {r:.0f} ", ha="left" if r >= anchor else "right", va="center", fontsize=9)
-    spread = max(abs(r - anchor) for r in ratings) or 100.0
-    ax2.set_xlim(anchor - 1.5 * spread, anchor + 1.5 * spread)
-    ax2.set_yticks(range(k), names)
-    ax2.invert_yaxis()  # the best at the top, as in the matrix
-    ax2.axvline(anchor, color="k", lw=0.8)
-    ax2.set_xlabel("Elo (fitted to deals won, a tie counting half)")
-    ax2.set_title(f"ratings on {rep['deal_set']} ({rep['deals']} deals)")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, dpi=100, format="png", bbox_inches="tight")  # no label cut at the edge
-    plt.close(fig)
-    write_bytes_atomic(path, buf.getvalue())  # creates the folder, as the CLI's check promises
-    return True

@@ -18,8 +18,8 @@ from eval.league import (
     format_league,
     league,
     pair_path,
-    plot_league,
 )
+from eval.league_plot import plot_league
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAMPION = str(ROOT / "policies" / "champion")
