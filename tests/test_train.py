@@ -398,7 +398,7 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
 def test_the_final_evaluation_skips_a_champion_that_is_the_policy_itself(tmp_path):
     """A policy promoted at the last step is not evaluated against itself (d would be 0)."""
     from agents.bundle import save_bundle
-    from train.trainer import _same_weights
+    from train.evaluation import same_weights as _same_weights
 
     net = BalootNet(NetSpec())
     save_bundle(tmp_path / "a", net, name="a")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -167,3 +168,80 @@ def restore_promotion_state(run_dir: Path, state: dict[str, Any]) -> None:
     missing = sorted(n for n in keep if not (folder / n).exists())
     if missing:
         raise CheckpointError(f"{folder} lacks {missing}, which the checkpoint's promotion record names")
+
+
+def same_weights(bundle: Path, other: str) -> bool:
+    """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
+    from agents.bundle import BundleError, read_manifest
+
+    try:
+        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
+    except BundleError:  # a rule agent's name or an unreadable folder: not the same policy
+        return False
+
+
+def evaluate_run(
+    cfg: Any,
+    run_dir: Path,
+    steps: int,
+    bundle: Path,
+    deals: int,
+    *,
+    final: bool,
+    deal_set: str | None,
+    scalar: Callable[[str, float], None],
+    add_champion: Callable[[Path], None],
+    log: Callable[[str], None] | None,
+) -> list[dict]:
+    """One evaluation of a training run's current policy (``bundle``), for either backend.
+
+    Unless ``final``, the promotion test against the run's champion on ``cfg.eval.deal_set``
+    (with the run's share of ``eval.promotion_alpha``; ``add_champion(candidate)`` when it
+    promotes), then duplicates against ``heuristic`` and the champion (not the champion when the
+    promotion test already played it, or when it is this very policy) on ``deal_set`` (default
+    the promotion set). Each result is stamped with ``steps`` and recorded through ``scalar``
+    under ``eval/dev``, ``eval/test`` or ``eval/dev_final`` (``train.trainer.eval_section``);
+    ``log`` (None: quiet) gets a line per result.
+
+    Returns:
+        The results, in the order they were made.
+    """
+    from train.trainer import EVAL_TAG, eval_section
+
+    e = cfg.eval
+    champion_spec = run_champion_spec(run_dir)
+    results: list[dict] = []
+
+    def record(res: dict, opp: str, ds: str) -> None:
+        res["step"] = steps
+        results.append(res)
+        tag = "heuristic" if opp == "heuristic" else "champion"
+        section = eval_section(ds, final)
+        scalar(f"{section}/mean_vs_{tag}", res["mean"])
+        scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
+        if log is not None:
+            log(f"eval at {steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
+
+    promoting = e.promote and not final
+    if promoting:  # the promotion match is also the evaluation against the champion
+        # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
+        planned = planned_evaluations(cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, e.every)
+        alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
+        entry = try_promotion(bundle, run_dir, steps, e.deal_set, deals, cfg.seed, e.workers, alpha)
+        record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
+               | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
+        scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
+        if entry["promoted"]:
+            add_champion(Path(entry["candidate"]))
+        if log is not None:
+            verdict = "promoted to champion" if entry["promoted"] else "not promoted"
+            log(f"promotion at {steps:,}: {verdict} (champion was {Path(champion_spec).name})")
+    for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
+        if promoting and opp == champion_spec:
+            continue
+        if opp == champion_spec and same_weights(bundle, champion_spec):
+            continue  # the champion is this very policy (promoted at this step): d would be 0
+        ds = deal_set or e.deal_set
+        record(evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, matches=final), opp, ds)
+    return results

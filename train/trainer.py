@@ -357,59 +357,24 @@ class Trainer:
 
         Then, unless this is the final evaluation, the promotion rule (``eval.promote``) decides
         whether the current policy replaces the run's champion; a promoted policy also joins the
-        opponent pool as a champion.
+        opponent pool as a champion (``train.evaluation.evaluate_run``, shared with RLlib).
         """
-        from train.evaluation import (
-            evaluate_bundle,
-            planned_evaluations,
-            promotion_alpha_per_test,
-            run_champion_spec,
-            try_promotion,
-        )
-
-        e = self.cfg.eval
-        bundle = self.export_bundle(self.run_dir / "bundles" / "current")
-        champion_spec = run_champion_spec(self.run_dir)
-        results = []
+        from train.evaluation import evaluate_run
 
         logger = self.model.logger
 
-        def record(res: dict, opp: str, ds: str) -> None:
-            res["step"] = self.steps
-            self.evals.append(res)
-            results.append(res)
-            tag = "heuristic" if opp == "heuristic" else "champion"
-            section = eval_section(ds, final)
-            logger.record(f"{section}/mean_vs_{tag}", res["mean"])
-            logger.record(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
-            if not self.quiet:
-                _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
-                     f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
+        def add_champion(candidate: Path) -> None:
+            from agents.bundle import load_net
 
-        promoting = e.promote and not final
-        if promoting:  # the promotion match is also the evaluation against the champion
-            # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
-            planned = planned_evaluations(self.cfg.ppo.total_steps, self.cfg.ppo.n_envs * self.cfg.ppo.n_steps, e.every)
-            alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
-            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
-            record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
-            logger.record(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
-            if entry["promoted"]:
-                from agents.bundle import load_net
+            net, _ = load_net(candidate)
+            self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
 
-                net, _ = load_net(entry["candidate"])
-                self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
-            if not self.quiet:
-                verdict = "promoted to champion" if entry["promoted"] else "not promoted"
-                _log(f"promotion at {self.steps:,}: {verdict} (champion was {Path(champion_spec).name})")
-        for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
-            if promoting and opp == champion_spec:
-                continue
-            if opp == champion_spec and _same_weights(bundle, champion_spec):
-                continue  # the champion is this very policy (promoted at this step): d would be 0
-            ds = deal_set or e.deal_set
-            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp, ds)
+        results = evaluate_run(
+            self.cfg, self.run_dir, self.steps, self.export_bundle(self.run_dir / "bundles" / "current"), deals,
+            final=final, deal_set=deal_set, scalar=logger.record, add_champion=add_champion,
+            log=None if self.quiet else _log,
+        )  # fmt: skip
+        self.evals += results
         logger.dump(self.steps)  # at the step the evaluation was made (with this update's train/* figures)
         return results
 
@@ -489,16 +454,6 @@ def _numpy_rng_tuple(d: dict) -> tuple:
 def _python_rng_state(st: Any) -> tuple:
     version, internal, gauss = st
     return (version, tuple(internal), gauss)
-
-
-def _same_weights(bundle: Path, other: str) -> bool:
-    """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
-    from agents.bundle import BundleError, read_manifest
-
-    try:
-        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
-    except BundleError:  # a rule agent's name or an unreadable folder: not the same policy
-        return False
 
 
 class _ProgressCallback(BaseCallback):

@@ -306,55 +306,20 @@ class RLlibTrainer:
 
     def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
         """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
-        promotion rule, exactly as the SB3 backend (``train.trainer.Trainer.evaluate``)."""
+        promotion rule, exactly as the SB3 backend (``train.evaluation.evaluate_run``)."""
         from agents.bundle import load_net
-        from train.evaluation import (
-            evaluate_bundle,
-            planned_evaluations,
-            promotion_alpha_per_test,
-            run_champion_spec,
-            try_promotion,
-        )
-        from train.trainer import EVAL_TAG, eval_section
+        from train.evaluation import evaluate_run
 
-        e = self.cfg.eval
-        bundle = self.export_bundle(self.run_dir / "bundles" / "current")
-        champion_spec = run_champion_spec(self.run_dir)
-        results: list[dict] = []
+        def add_champion(candidate: Path) -> None:
+            net, _ = load_net(candidate)
+            self.add_to_league("champion", net.state_dict())
 
-        def record(res: dict, opp: str, ds: str) -> None:
-            res["step"] = self.steps
-            self.evals.append(res)
-            results.append(res)
-            tag = "heuristic" if opp == "heuristic" else "champion"
-            section = eval_section(ds, final)  # eval/dev, eval/test or eval/dev_final, as the SB3 backend
-            self.writer.add_scalar(f"{section}/mean_vs_{tag}", res["mean"], self.steps)
-            self.writer.add_scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0], self.steps)
-            if not self.quiet:
-                _log(f"eval at {self.steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
-                     f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
-
-        promoting = e.promote and not final
-        if promoting:
-            rollout = self.cfg.ppo.n_envs * self.cfg.ppo.n_steps
-            alpha = promotion_alpha_per_test(
-                e.promotion_alpha, planned_evaluations(self.cfg.ppo.total_steps, rollout, e.every)
-            )
-            entry = try_promotion(bundle, self.run_dir, self.steps, e.deal_set, deals, self.cfg.seed, e.workers, alpha)
-            record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-                   | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
-            self.writer.add_scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]), self.steps)
-            if entry["promoted"]:
-                net, _ = load_net(entry["candidate"])
-                self.add_to_league("champion", net.state_dict())
-            if not self.quiet:
-                verdict = "promoted to champion" if entry["promoted"] else "not promoted"
-                _log(f"promotion at {self.steps:,}: {verdict} (champion was {Path(champion_spec).name})")
-        for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
-            if (promoting and opp == champion_spec) or (opp == champion_spec and _same_weights(bundle, champion_spec)):
-                continue
-            ds = deal_set or e.deal_set
-            record(evaluate_bundle(bundle, opp, ds, deals, self.cfg.seed, e.workers, matches=final), opp, ds)
+        results = evaluate_run(
+            self.cfg, self.run_dir, self.steps, self.export_bundle(self.run_dir / "bundles" / "current"), deals,
+            final=final, deal_set=deal_set, scalar=lambda key, value: self.writer.add_scalar(key, value, self.steps),
+            add_champion=add_champion, log=None if self.quiet else _log,
+        )  # fmt: skip
+        self.evals += results
         self.writer.flush()
         return results
 
@@ -376,16 +341,6 @@ class RLlibTrainer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _same_weights(bundle: Path, other: str) -> bool:
-    """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
-    from agents.bundle import BundleError, read_manifest
-
-    try:
-        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
-    except BundleError:  # a rule agent's name: not the same policy
-        return False
 
 
 def train_from_args(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False,
