@@ -146,8 +146,12 @@ class NetSearchAgent(Agent):
             return legal[0]
         values = self.search.evaluate(view)
         self.last_stats = self.search.last_stats
-        logp = self.log_policy(view)
-        return choose(legal, values, logp, self.config.prior)
+        if not self.config.prior:
+            best = max(values.values())
+            tied = [c for c in legal if values[c] == best]
+            if len(tied) == 1:
+                return tied[0]  # no tie to break: the network is not asked (no forward pass)
+        return choose(legal, values, self.log_policy(view), self.config.prior)
 
     def _searched_call(self, view: PlayerView) -> int:
         """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's log-probability."""
