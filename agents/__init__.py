@@ -5,18 +5,18 @@
 - ``search_player``: the sampled-worlds search player (``player``, ``sampling``, ``endgame``);
 - ``neural``: the network, a network as an agent, policy bundles, ONNX export, real positions.
 
-The older flat paths (``agents.heuristic``, ``agents.search``, ``agents.bundle``, ...) are the
+The older flat paths (``agents.rule_based.heuristic``, ``agents.search_player.player``, ``agents.neural.bundle``, ...) are the
 same modules under their former names.
 """
 
-from agents.base import Agent, PlayerView, StaleViewError
+from agents.base import Agent, PlayerView
 from agents.random_agent import RandomAgent
 from agents.registry import AgentSpecError, known_agents, make_agent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 
 __all__ = [
     "Agent", "AgentSpecError", "BundleError", "HeuristicAgent", "HeuristicConfig", "PlayerView", "RandomAgent",
-    "StaleViewError", "known_agents", "load_policy", "make_agent",
+    "known_agents", "load_policy", "make_agent",
 ]  # fmt: skip
 
 

@@ -35,10 +35,6 @@ if TYPE_CHECKING:
     from baloot_env.projects import Project
 
 
-class StaleViewError(RuntimeError):
-    """Kept for compatibility: views are snapshots and are never stale now (issue 11)."""
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class PlayerView:
     """What seat ``seat`` may know at its turn (or at any moment, for observers).

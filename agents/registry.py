@@ -18,8 +18,11 @@ from typing import Any
 
 from agents.base import Agent, PlayerView
 from agents.random_agent import RandomAgent
-from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig, HeuristicConfigError
+from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
+from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
+
+MAX_SPEC_DEPTH = 4  # agent spec files naming spec files: deeper is a loop (a file naming itself)
 
 
 class AgentSpecError(ValueError):
@@ -35,16 +38,16 @@ def _make_random(seed: int, params: dict[str, Any]) -> Agent:
 def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
     try:
         return HeuristicAgent(seed, HeuristicConfig.from_dict(params))
-    except HeuristicConfigError as e:
+    except ConfigError as e:
         raise AgentSpecError(str(e)) from None
 
 
 def _make_search(seed: int, params: dict[str, Any]) -> Agent:
-    from agents.search_player.player import SearchAgent, SearchConfig, SearchConfigError
+    from agents.search_player.player import SearchAgent, SearchConfig
 
     try:
         return SearchAgent(seed, SearchConfig.from_dict(params))
-    except SearchConfigError as e:
+    except ConfigError as e:
         raise AgentSpecError(str(e)) from None
 
 
@@ -97,6 +100,10 @@ AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
     "split": _make_split,
     "netsearch": _make_netsearch,
 }
+
+
+# The params that name other agents (agent specs), by agent.
+SPEC_PARAMS: dict[str, tuple[str, ...]] = {"split": ("bidding", "play"), "netsearch": ("policy",)}
 
 
 def known_agents() -> list[str]:
@@ -160,6 +167,37 @@ def resolve_spec(spec: str) -> dict[str, Any]:
     if not looks_like_path:
         raise AgentSpecError(f"unknown agent {spec!r}; known agents: {known_agents()}, or a path to an agent file")
     return load_spec_file(spec)
+
+
+def policy_bundles(spec: str) -> list[str]:
+    """The policy bundle folders that ``spec``'s agent plays with, in the order found: the bundle
+    itself, the bundles its params name (split's ``bidding`` and ``play``), and netsearch's
+    ``policy`` (its default when not given). Each is named once.
+
+    Raises:
+        AgentSpecError: ``spec`` is unknown, or its file or a bundle it names missing or corrupt.
+    """
+    found: list[str] = []
+
+    def walk(s: str, depth: int) -> None:
+        resolved = resolve_spec(s)
+        if resolved["agent"] == "policy":
+            if resolved["path"] not in found:
+                found.append(resolved["path"])
+            return
+        params = dict(resolved["params"])
+        if resolved["agent"] == "netsearch" and "policy" not in params:
+            # imported here: the search stack (numba kernels) loads only when a netsearch is named
+            from agents.search_player.netsearch import DEFAULT_POLICY
+
+            params["policy"] = DEFAULT_POLICY
+        for key in SPEC_PARAMS.get(resolved["agent"], ()):
+            value = params.get(key)
+            if isinstance(value, str) and depth < MAX_SPEC_DEPTH:
+                walk(value, depth + 1)
+
+    walk(spec, 0)
+    return found
 
 
 def make_agent(spec: str, seed: int = 0) -> Agent:

@@ -22,7 +22,7 @@ from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_name
 from baloot_env.cards import card_name, cards_of, mask_of, parse_card
 from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.driver import DealSource, Outcome, Table
-from baloot_env.errors import BalootError, ConfigError, DealError, IllegalActionError, RuleConfigError, StateError
+from baloot_env.errors import BalootError, ConfigError, DealError, IllegalActionError, StateError
 from baloot_env.hand import BIDDING, DONE, DOUBLING, PLAY, HandState
 from baloot_env.match import MatchContext, MatchResult, MatchState, match_context
 from baloot_env.results import HandResult
@@ -51,7 +51,7 @@ __all__ = [
     "ACTION_VERSION", "NUM_ACTIONS", "BIDDING", "DOUBLING", "PLAY", "DONE",
     "BalootError", "ConfigError", "Deal", "DealError", "DealSource", "HandResult", "HandScore", "HandState",
     "IllegalActionError", "MatchContext", "MatchResult", "MatchState", "Outcome", "REWARD_MODES",
-    "REWARD_SCALE", "Reward", "RuleConfig", "RuleConfigError", "StateError", "Table",
+    "REWARD_SCALE", "Reward", "RuleConfig", "StateError", "Table",
     "action_name", "card_name", "cards_of", "convert_raw", "hand_rewards", "mask_of",
     "match_context", "parse_card", "parse_deal", "random_deal", "score_hand",
     "ENV_NAME", "OBS_SIZE", "OBS_VERSION", "env", "raw_env",

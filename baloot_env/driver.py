@@ -3,7 +3,7 @@
 Every game loop in the project runs through a ``Table``: the PettingZoo environment
 (``baloot_env.env``), self-play training (``train.selfplay``), duplicate evaluation and its match
 chains (``eval.duplicate``), warm-start labelling (``train.pretrain``) and position collection
-(``eval.positions``). A ``Table`` owns:
+(``agents.neural.positions``). A ``Table`` owns:
 
 - where the deals come from (``DealSource``: given deals, then a seeded generator, R2.4, R11.2);
 - the dealer rotation between the hands of a match (R2.1, V9);

@@ -20,8 +20,5 @@ class ConfigError(BalootError):
     of every config built from a mapping (``baloot_env.config.from_mapping``)."""
 
 
-RuleConfigError = ConfigError  # the rules' name for it (a RuleConfig with an unknown or out-of-range setting)
-
-
 class StateError(BalootError):
     """A saved state that cannot be restored (corrupt, wrong version, inconsistent)."""

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 
 LEARNERS = ("team", "seat")
 BACKENDS = ("core", "python")
-PRIVILEGED_SIZE = 4 * 32  # the four current hands (me, next, partner, previous), as agents.network reads them
+PRIVILEGED_SIZE = 4 * 32  # the four current hands (me, next, partner, previous), as agents.neural.network reads them
 
 
 @dataclass
@@ -255,7 +255,9 @@ class LockstepGames:
             for g in self.games:
                 g.table.deals = DealSource(g.rng)
         else:
-            self.games = [Game(rng, Table(self.rules, episode, DealSource(rng), self.reward)) for rng in self._rngs(seed)]
+            self.games = [
+                Game(rng, Table(self.rules, episode, DealSource(rng), self.reward)) for rng in self._rngs(seed)
+            ]
         self._seed_players(seed)
         self._masks: np.ndarray | None = None  # legal masks of the last observation
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from baloot_env.errors import RuleConfigError
+from baloot_env.errors import ConfigError
 from baloot_env.seats import next_seat
 
 TARGET_SCORE = 152  # R8.1
@@ -55,7 +55,7 @@ class RuleConfig:
     def __post_init__(self) -> None:
         for name in ("sun_double", "projects", "doubling", "win_above", "baloot_kept"):
             if not isinstance(getattr(self, name), bool):
-                raise RuleConfigError(f"RuleConfig.{name} must be True or False, got {getattr(self, name)!r}")
+                raise ConfigError(f"RuleConfig.{name} must be True or False, got {getattr(self, name)!r}")
         for name, allowed in (
             ("match", MATCH_MODES),
             ("tie_rule", TIE_RULES),
@@ -63,14 +63,24 @@ class RuleConfig:
             ("deal_rotation", DEAL_ROTATIONS),
         ):
             if getattr(self, name) not in allowed:
-                raise RuleConfigError(f"RuleConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}")
+                raise ConfigError(f"RuleConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}")
         # A real int: 5.0 == 5 and True == 1, but neither is a number of hands (nor JSON's int).
         if not isinstance(self.hands, int) or isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:
-            raise RuleConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {self.hands!r}")
+            raise ConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {self.hands!r}")
 
     def next_dealer(self, dealer: int) -> int:
         """The dealer after ``dealer`` (R2.1, V9)."""
         return next_seat(dealer, -1) if self.deal_rotation == "left" else next_seat(dealer)
+
+    def changes(self) -> dict[str, Any]:
+        """The switches that differ from the RULES.md defaults (``{}``: the rules as written)."""
+        default = asdict(RuleConfig())
+        return {k: v for k, v in asdict(self).items() if v != default[k]}
+
+    def describe(self) -> str:
+        """One line for messages: ``RULES.md`` or ``RULES.md with sun_double=True, ...``."""
+        changes = self.changes()
+        return "RULES.md" + (" with " + ", ".join(f"{k}={v}" for k, v in changes.items()) if changes else "")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict of every switch (for manifests, saved states and logs)."""

@@ -23,8 +23,8 @@ import statistics
 import time
 
 from agents.base import PlayerView
-from agents.heuristic import HeuristicAgent
-from agents.search import BACKENDS, SearchAgent, SearchConfig
+from agents.rule_based.heuristic import HeuristicAgent
+from agents.search_player.player import BACKENDS, SearchAgent, SearchConfig
 from baloot_env.hand import DONE, PLAY, HandState
 from eval.deals import load_named
 

@@ -10,88 +10,36 @@ Examples::
 
 Every input (agents, deal set and count, workers, threads, output paths) is checked before any
 deal is played; a bad one ends the command with exit code 2 and one line ``error: ...`` on
-stderr. The helpers here (``OneLineParser``, ``InputError``, ``check_output_path``) serve the
-training commands too.
+stderr (the helpers of ``eval.cli``).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
+from eval.cli import (
+    RULES_HELP,
+    InputError,
+    OneLineParser,
+    check_output_dir,
+    check_output_path,
+    check_range,
+    one_line,
+    rules_arg,
+)
 from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
 from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize, write_json_atomic
-from eval.runner import DEFAULT_TORCH_THREADS, run_duplicate
-
-if __name__ == "__main__":  # `python -m eval`: let `import eval.__main__` (eval.export's CLI) find this module
-    sys.modules.setdefault("eval.__main__", sys.modules[__name__])
+from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
 
 AGENT_HELP = f"an agent: {', '.join(known_agents())}, or a path to an agent file"
 SET_HELP = f"deal set: {', '.join(sorted(STANDARD_SETS))} or a path (default {DEFAULT_SET})"
-
-
-class InputError(ValueError):
-    """A command-line input that cannot work (a count out of range, an unwritable path)."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as one line, ``error: ...``, and exits with 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
-
-
-def one_line(e: BaseException) -> str:
-    """The exception's message on one line (a JSON or YAML error may span several)."""
-    return " ".join(str(e).split())
-
-
-def check_range(flag: str, value: int, low: int, high: int | None = None, note: str = "") -> None:
-    """``low <= value (<= high)``, else ``InputError`` naming the flag."""
-    if value < low or (high is not None and value > high):
-        want = f">= {low}" if high is None else f"between {low} and {high}"
-        raise InputError(f"{flag} must be {want}{note}, got {value}")
-
-
-def check_output_path(path: str | os.PathLike, flag: str) -> None:
-    """A file can be written at ``path`` (atomic writers create missing folders).
-
-    Refused: ``path`` is a folder, or the nearest existing folder above it is not a folder
-    (a file stands in the way) or is not writable.
-    """
-    p = Path(path)
-    if str(path).strip() == "" or p.is_dir():
-        raise InputError(f"{flag} {str(path)!r} is a folder, not a file path")
-    parent = p.absolute().parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise InputError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
-    if not os.access(parent, os.W_OK | os.X_OK):  # the file itself is replaced, so only the folder matters
-        raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
-
-
-def check_output_dir(path: str | os.PathLike, what: str) -> None:
-    """A folder can be created (or used) at ``path``: not a file, and the nearest existing folder
-    at or above it is writable (its parent too when it exists: an old run is moved aside)."""
-    p = Path(path).absolute()
-    if p.exists() and not p.is_dir():
-        raise InputError(f"{what} {str(path)!r} is a file, not a folder")
-    at = p if p.exists() else p.parent
-    while not at.exists():
-        at = at.parent
-    if not at.is_dir():
-        raise InputError(f"{what} {str(path)!r}: {at} is a file, not a folder")
-    for folder in {at, p.parent} if p.exists() else {at}:
-        if not os.access(folder, os.W_OK | os.X_OK):
-            raise InputError(f"{what} {str(path)!r}: the folder {folder} is not writable")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -102,11 +50,16 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--torch-threads", type=int, default=DEFAULT_TORCH_THREADS, metavar="N",
                    help="torch threads per evaluating process (default 1: identical results, and "
                         "workers do not fight for the cores; benchmarks/eval_threads.py)")  # fmt: skip
+    p.add_argument("--rules", nargs="+", default=None, metavar="KEY=VALUE", help=RULES_HELP)
+    p.add_argument("--other-rules", action="store_true",
+                   help="let a policy bundle play under rules other than those its manifest says it was trained under")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
 def _check_common(args: argparse.Namespace) -> tuple[DealSet, DealSet]:
-    """Check the shared flags; returns (the full deal set, the deals to play)."""
+    """Check the shared flags (``args.rules`` becomes a ``RuleConfig``); returns (the full deal
+    set, the deals to play)."""
+    args.rules = rules_arg(args.rules)
     check_range("--seed", args.seed, 0)
     check_range("--workers", args.workers, 1)
     check_range("--torch-threads", args.torch_threads, 1)
@@ -140,12 +93,18 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--save-hands", default=None, metavar="DB",
                    help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, "
                         "page /replay); needs the table extra")  # fmt: skip
-    p.add_argument("--save-worst", type=int, default=None, metavar="N",
-                   help="with --save-hands: only the N deals where A lost most")
+    p.add_argument(
+        "--save-worst",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --save-hands: only the N deals where A lost most",
+    )
     args = p.parse_args(argv)
     _check_agents([args.a], "--a")
     _check_agents([args.b], "--b")
     full, ds = _check_common(args)
+    check_rules([args.a, args.b], args.rules, args.other_rules)
     png = args.png or (str(Path(args.json).with_suffix(".png")) if args.json else None)
     if args.json:
         check_output_path(args.json, "--json")
@@ -155,19 +114,12 @@ def run_main(argv: list[str]) -> int:
         raise InputError(f"--save-worst needs --save-hands and a count of at least 1, got {args.save_worst}")
     if args.save_hands:
         check_output_path(args.save_hands, "--save-hands")
-    if args.ray is not None:
-        from eval.ray_runner import run_duplicate_ray
-
-        run = run_duplicate_ray(
-            args.a, args.b, ds, address=args.ray, seed=args.seed, matches=not args.no_matches,
-            progress=not args.quiet, torch_threads=args.torch_threads, num_cpus=args.workers,
-        )  # fmt: skip
-    else:
-        run = run_duplicate(
-            args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
-            progress=not args.quiet, torch_threads=args.torch_threads,
-        )  # fmt: skip
-    report = summarize(run, args.a, args.b, ds, full, args.seed, run_rules())
+    run = run_duplicate(
+        args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
+        progress=not args.quiet, rules=args.rules, other_rules=args.other_rules, torch_threads=args.torch_threads,
+        ray=args.ray,
+    )  # fmt: skip
+    report = summarize(run, args.a, args.b, ds, full, args.seed, args.rules.to_dict())
     print(format_table(report))
     if args.json:
         write_json_atomic(args.json, report)
@@ -180,12 +132,6 @@ def run_main(argv: list[str]) -> int:
         n = save_eval_hands(args.save_hands, args.a, args.b, ds, run.records, seed=args.seed, worst=args.save_worst)
         print(f"hands: {n} stored in {args.save_hands} (python -m table --db {args.save_hands}, then /replay)")
     return 0
-
-
-def run_rules() -> dict:
-    from baloot_env.rules import RuleConfig
-
-    return RuleConfig().to_dict()
 
 
 def promote_main(argv: list[str]) -> int:
@@ -208,11 +154,12 @@ def promote_main(argv: list[str]) -> int:
     cfg = PromotionConfig(
         candidate=args.candidate, champion=args.champion, pointer=args.pointer, history=args.history,
         deal_set=args.deal_set, deals=args.deals, seed=args.seed, workers=args.workers, looks=args.looks,
-        progress=not args.quiet, torch_threads=args.torch_threads,
+        progress=not args.quiet, torch_threads=args.torch_threads, rules=args.rules, other_rules=args.other_rules,
     )  # fmt: skip
     champion, pointer, history = resolve_champion(cfg)
     _check_agents([args.candidate], "--candidate")
     _check_agents([champion], "--champion")
+    check_rules([args.candidate, champion], args.rules, args.other_rules)
     check_output_path(pointer, "--pointer")
     check_output_path(history, "--history")
     entry = promote(cfg)
@@ -248,6 +195,7 @@ def league_main(argv: list[str]) -> int:
         raise InputError(f"--agents needs at least two different agents, got {args.agents}")
     _check_agents(args.agents, "--agents")
     full, ds = _check_common(args)
+    check_rules(args.agents, args.rules, args.other_rules)
     check_range("--time-positions", args.time_positions, 0)
     if args.json:
         check_output_path(args.json, "--json")
@@ -258,6 +206,7 @@ def league_main(argv: list[str]) -> int:
     rep = league(
         args.agents, ds, full.checksum, seed=args.seed, workers=args.workers, progress=not args.quiet,
         torch_threads=args.torch_threads, time_positions=args.time_positions, pairs_dir=args.pairs_dir,
+        rules=args.rules, other_rules=args.other_rules,
     )  # fmt: skip
     print(format_league(rep))
     if args.json:

@@ -31,7 +31,7 @@ def export_main(argv: list[str]) -> int:
     import argparse
 
     from agents.neural.bundle import read_manifest
-    from eval.__main__ import OneLineParser, check_output_path, check_range
+    from eval.cli import OneLineParser, check_output_path, check_range
 
     p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
     p.add_argument("--policy", required=True, help="the policy bundle folder")

@@ -36,24 +36,25 @@ import re
 import statistics
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from agents.base import Agent, PlayerView
-from agents.registry import AGENTS, AgentSpecError, make_agent, resolve_spec
+from agents.registry import AGENTS, make_agent, policy_bundles, resolve_spec
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Table
+from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic
 from eval.deals import DealSet
 from eval.duplicate import hand_seed
-from eval.runner import DEFAULT_TORCH_THREADS, _set_torch_threads, _torch_threads, run_duplicate
+from eval.runner import DEFAULT_TORCH_THREADS, _set_torch_threads, _torch_threads, check_rules, run_duplicate
 from eval.stats import ci95, elo_ratings, mean_sd
 
 DEFAULT_TIME_POSITIONS = 200  # decisions timed per agent: a steady median, little time beside the pairs
 TIMING_PLAYER = "heuristic"  # plays the deals whose decision points are timed: cheap and fixed
 PAIR_FORMAT = "baloot-league-pair-1"
-_PAIR_KEYS = ("agents", "identity", "checksum", "deals_checksum", "deals", "seed")  # what must match to reuse
+_PAIR_KEYS = ("agents", "identity", "checksum", "deals_checksum", "deals", "seed")  # what a pair file holds
+_SAME_KEYS = (*_PAIR_KEYS, "rules")  # what must match to reuse it (a file without rules is replayed)
 
 
 class LeagueError(ValueError):
@@ -90,21 +91,26 @@ def agent_labels(specs: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------- time and size
-def decision_views(deal_set: DealSet, n: int, seed: int = 0, player: str = TIMING_PLAYER) -> list[PlayerView]:
+def decision_views(
+    deal_set: DealSet, n: int, seed: int = 0, player: str = TIMING_PLAYER, rules: RuleConfig | None = None
+) -> list[PlayerView]:
     """Up to ``n`` views at which the seat to act has a choice, from ``player`` playing the deals
-    of ``deal_set`` in order (one table per deal, R2.4), reproducibly: the same deals, seed and
-    player give the same views. Fewer than ``n`` only when the whole set has fewer."""
+    of ``deal_set`` in order (one table per deal, R2.4) under ``rules`` (default RULES.md),
+    reproducibly: the same deals, seed, player and rules give the same views. Fewer than ``n``
+    only when the whole set has fewer."""
     views: list[PlayerView] = []
     agent = make_agent(player, seed)
     for index, deal in enumerate(deal_set.deals):
         if len(views) >= n:
             break
-        views += _hand_views(index, deal, agent, seed, n - len(views))
+        views += _hand_views(index, deal, agent, seed, n - len(views), rules)
     return views
 
 
-def _hand_views(index: int, deal: Deal, agent: Agent, seed: int, limit: int) -> list[PlayerView]:
-    table = Table(None, "hand", DealSource(deals=[deal]))
+def _hand_views(
+    index: int, deal: Deal, agent: Agent, seed: int, limit: int, rules: RuleConfig | None
+) -> list[PlayerView]:
+    table = Table(rules, "hand", DealSource(deals=[deal]))
     table.reset()
     out: list[PlayerView] = []
     seeds = (hand_seed(seed, "timing", index, 0), hand_seed(seed, "timing", index, 1))
@@ -163,27 +169,11 @@ def _policies(agent: Agent) -> list[Any]:
     return list(found.values())
 
 
-def _bundles(spec: str, depth: int = 0) -> dict[str, Path]:
-    """Policy bundles by weights SHA-256: those ``spec`` names, itself or in its params
-    (netsearch's ``policy``), and the shipped ones (``agents/policies``: netsearch's default)."""
-    out: dict[str, Path] = {}
-    if depth == 0:
-        shipped = resources.files("agents") / "policies"
-        for folder in shipped.iterdir() if shipped.is_dir() else ():
-            out.update(_bundles(str(folder), 1))
-    try:
-        resolved = resolve_spec(spec)
-    except AgentSpecError:  # a param that is no agent ("network", "hokum")
-        return out
-    if resolved["agent"] == "policy":
-        from agents.neural.bundle import read_manifest
+def _bundles(spec: str) -> dict[str, Path]:
+    """The policy bundles ``spec``'s agent plays with (``registry.policy_bundles``), by weights SHA-256."""
+    from agents.neural.bundle import read_manifest  # torch: only a league with a network gets here
 
-        out[read_manifest(resolved["path"])["weights_sha256"]] = Path(resolved["path"])
-    elif depth < 4:  # a spec file naming itself would loop
-        for value in resolved["params"].values():
-            if isinstance(value, str):
-                out.update(_bundles(value, depth + 1))
-    return out
+    return {read_manifest(p)["weights_sha256"]: Path(p) for p in policy_bundles(spec)}
 
 
 def agent_size(spec: str, agent: Agent | None = None) -> dict[str, Any] | None:
@@ -245,8 +235,11 @@ def _read_pair(path: Path) -> dict[str, Any] | None:
     return data
 
 
-def _pair_key(pair: tuple[str, str], identity: dict[str, Any], deal_set: DealSet, checksum: str, seed: int) -> dict:
+def _pair_key(
+    pair: tuple[str, str], identity: dict[str, Any], deal_set: DealSet, checksum: str, seed: int, rules: RuleConfig
+) -> dict:
     return {
+        "rules": rules.to_dict(),
         "agents": list(pair),
         "identity": [identity[pair[0]], identity[pair[1]]],
         "checksum": checksum,
@@ -260,7 +253,7 @@ def _reuse(saved: dict[str, Any] | None, key: dict[str, Any]) -> dict[str, Any] 
     """The saved result as A = key's first agent, or None when it is of another league."""
     if saved is None:
         return None
-    same = {k: saved[k] for k in _PAIR_KEYS}
+    same = {k: saved.get(k) for k in _SAME_KEYS}
     if same == json.loads(json.dumps(key)):
         return saved
     flipped = dict(key, agents=key["agents"][::-1], identity=key["identity"][::-1])
@@ -282,6 +275,8 @@ def league(
     torch_threads: int | None = None,
     time_positions: int = DEFAULT_TIME_POSITIONS,
     pairs_dir: str | os.PathLike | None = None,
+    rules: RuleConfig | None = None,
+    other_rules: bool = False,
 ) -> dict[str, Any]:
     """Round robin among ``specs`` on ``deal_set``; returns the league report dict.
 
@@ -293,6 +288,8 @@ def league(
         time_positions: decisions timed per agent (``decision_views``); 0 skips the timing.
         pairs_dir: save each finished pair here and reuse the pairs saved by an earlier run of
             the same league (module docstring).
+        rules: the rule variants of every hand, the timed ones too (default RULES.md).
+        other_rules: let a policy bundle play under rules other than its manifest's.
 
     Returns:
         ``agents``, ``labels``, ``deal_set``, ``checksum``, ``deals``, ``seed``, ``mean``
@@ -304,18 +301,21 @@ def league(
     Raises:
         LeagueError: fewer than two different agents, or a corrupt pair file in ``pairs_dir``.
         AgentSpecError: an agent spec is unknown or its file missing or corrupt.
+        RulesMismatchError: a bundle trained under other rules (``runner.check_rules``).
     """
+    rules = rules or RuleConfig()
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise LeagueError(f"a league needs at least two different agents, got {specs}")
     if time_positions < 0:
         raise LeagueError(f"time_positions must be >= 0, got {time_positions}")
+    check_rules(specs, rules, other_rules)
     agents = {spec: make_agent(spec, seed) for spec in specs}
     identity = {spec: _identity(spec, agent) for spec, agent in agents.items()}
     k = len(specs)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    keys = {(i, j): _pair_key((specs[i], specs[j]), identity, deal_set, full_checksum, seed) for i, j in pairs}
+    keys = {(i, j): _pair_key((specs[i], specs[j]), identity, deal_set, full_checksum, seed, rules) for i, j in pairs}
     saved = {p: _read_pair(pair_path(pairs_dir, specs[p[0]], specs[p[1]])) for p in pairs} if pairs_dir else {}
-    views = decision_views(deal_set, time_positions, seed) if time_positions else []
+    views = decision_views(deal_set, time_positions, seed, rules=rules) if time_positions else []
     timing: dict[str, Any] | None = {} if views else None
     size: dict[str, Any] = {}
     for spec in specs:
@@ -336,7 +336,7 @@ def league(
         else:
             run = run_duplicate(
                 specs[i], specs[j], deal_set, seed=seed, workers=workers, matches=False, progress=progress,
-                torch_threads=torch_threads,
+                torch_threads=torch_threads, rules=rules, other_rules=True,  # checked above
             )  # fmt: skip
             d = [r.d for r in run.records]
             wins = sum(x > 0 for x in d) + 0.5 * sum(x == 0 for x in d)
@@ -358,6 +358,7 @@ def league(
         "checksum": full_checksum,
         "deals": len(deal_set),
         "seed": seed,
+        "rules": rules.to_dict(),
         "mean": mean,
         "ci95": interval,
         "deal_wins": scores,

@@ -25,14 +25,15 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
+from baloot_env.rules import RuleConfig
 from eval.deals import DEFAULT_SET, DealSetError, require_development
 from eval.report import write_json_atomic, write_text_atomic
-from eval.runner import run_duplicate
+from eval.runner import RulesMismatchError, check_rules, run_duplicate
 from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
 
 POINTER_FORMAT = "baloot-champion-1"
@@ -56,6 +57,8 @@ class PromotionConfig:
         seed: hand seeds; workers: processes; looks: sequential looks (1 = fixed sample).
         alpha: the chance (one-sided) of promoting a candidate no better than the champion in
             this test; a training run that tests several times passes its share of 2.5%.
+        rules: the rule variants of every hand (the run's, in training); other_rules: let a
+            bundle play under rules other than its manifest's (``runner.check_rules``).
     """
 
     candidate: str
@@ -70,6 +73,8 @@ class PromotionConfig:
     progress: bool = False
     alpha: float = ALPHA
     torch_threads: int | None = None  # per evaluating process; None: the runner's default (one)
+    rules: RuleConfig = field(default_factory=RuleConfig)  # of every hand played
+    other_rules: bool = False  # let a policy bundle play under rules other than its manifest's
 
 
 def read_pointer(path: str | os.PathLike) -> dict[str, Any] | None:
@@ -127,7 +132,8 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     for role, s in (("candidate", cfg.candidate), ("champion", spec)):
         try:
             resolve_spec(s)
-        except AgentSpecError as e:
+            check_rules([s], cfg.rules, cfg.other_rules)
+        except (AgentSpecError, RulesMismatchError) as e:
             raise PromotionError(f"{role}: {e}") from None
     try:
         full = require_development(cfg.deal_set, "promotion")
@@ -144,7 +150,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     for k in range(1, cfg.looks + 1):
         run = run_duplicate(
             cfg.candidate, spec, ds, seed=cfg.seed, workers=cfg.workers, lo=bounds[k - 1], hi=bounds[k],
-            matches=False, progress=cfg.progress, torch_threads=cfg.torch_threads,
+            matches=False, progress=cfg.progress, torch_threads=cfg.torch_threads, rules=cfg.rules, other_rules=True,
         )  # fmt: skip
         d += [r.d for r in run.records]
         decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
@@ -173,6 +179,7 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
         "deal_set": full.name,
         "checksum": full.checksum,
         "seed": cfg.seed,
+        "rules": cfg.rules.to_dict(),
     }
     if promoted:
         write_json_atomic(

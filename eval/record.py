@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from baloot_env.errors import ConfigError
+from baloot_env.rules import RuleConfig
 from eval.deals import STANDARD_SETS, DealSetError, load_named
 
 REPORT_FORMAT = "baloot-duplicate-report-1"
@@ -30,12 +32,20 @@ class RecordError(ValueError):
     """A report that cannot be recorded: unreadable, of another format, or not about this bundle."""
 
 
-def entry_from_report(report: dict[str, Any], bundle: str | Path) -> dict[str, Any]:
-    """The manifest entry for one duplicate report whose side A is ``bundle``."""
+def entry_from_report(report: dict[str, Any], bundle: str | Path, trained: RuleConfig) -> dict[str, Any]:
+    """The manifest entry for one duplicate report whose side A is ``bundle``, played under the
+    rules the bundle was ``trained`` under (a report under other rules says nothing of it)."""
     if not isinstance(report, dict) or report.get("format") != REPORT_FORMAT:
         raise RecordError(f"not a duplicate report of format {REPORT_FORMAT}")
     if Path(str(report.get("a"))).resolve() != Path(bundle).resolve():
         raise RecordError(f"the report's side A is {report.get('a')!r}, not the bundle {str(bundle)!r}")
+    try:
+        played = RuleConfig.from_dict(report.get("rules") or {})
+    except ConfigError as e:
+        raise RecordError(f"the report's rules are not a RuleConfig: {e}") from None
+    if played != trained:
+        raise RecordError(f"the report was played under {played.describe()}, but the bundle was trained "
+                          f"under {trained.describe()}")  # fmt: skip
     name = str(report["deal_set"])
     try:
         role = load_named(name).role if name.split("[")[0] in STANDARD_SETS else "development"
@@ -54,6 +64,8 @@ def entry_from_report(report: dict[str, Any], bundle: str | Path) -> dict[str, A
         "seed": int(report["seed"]),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+    if played.changes():
+        entry["rules"] = played.changes()
     matches = report.get("matches")
     if isinstance(matches, dict) and matches.get("played"):
         entry["matches"] = matches
@@ -62,7 +74,7 @@ def entry_from_report(report: dict[str, Any], bundle: str | Path) -> dict[str, A
 
 def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     """Add the reports' entries to the bundle's manifest (verified first); returns the manifest."""
-    from agents.bundle import load_net, update_evaluations
+    from agents.neural.bundle import bundle_rules, load_net, update_evaluations
 
     _, manifest = load_net(bundle)  # a corrupt or edited bundle is refused before anything is read
     new = []
@@ -72,11 +84,11 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise RecordError(f"report {str(path)!r} is not readable JSON: {e}") from None
         try:
-            new.append(entry_from_report(report, bundle))
+            new.append(entry_from_report(report, bundle, bundle_rules(manifest)))
         except (KeyError, TypeError, ValueError) as e:
             raise RecordError(f"report {str(path)!r}: {e}") from None
-    replaced = {(e["opponent"], e["checksum"]) for e in new}
-    old = [dict(e) for e in manifest.get("evaluations") or [] if (e.get("opponent"), e.get("checksum")) not in replaced]
+    replaced = {_entry_key(e) for e in new}
+    old = [dict(e) for e in manifest.get("evaluations") or [] if _entry_key(e) not in replaced]
     for e in old:  # entries from before deal sets had roles: the role of their set now
         spec = STANDARD_SETS.get(str(e.get("deal_set")).split("[")[0])
         if "role" not in e and spec is not None:
@@ -84,12 +96,17 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     return update_evaluations(bundle, old + new)
 
 
+def _entry_key(entry: dict[str, Any]) -> tuple[Any, Any, str]:
+    """What an entry is about: the opponent, the deal set's checksum and the rules."""
+    return entry.get("opponent"), entry.get("checksum"), json.dumps(entry.get("rules") or {}, sort_keys=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.record", description=__doc__.split("\n\n")[0])
     parser.add_argument("--bundle", required=True, help="the policy bundle folder (side A of every report)")
     parser.add_argument("reports", nargs="+", help="JSON reports of python -m eval --json")
     args = parser.parse_args(argv)
-    from agents.bundle import BundleError
+    from agents.neural.bundle import BundleError
 
     try:
         manifest = record(args.bundle, args.reports)

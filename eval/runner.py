@@ -28,8 +28,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.registry import make_agent, resolve_spec
-from baloot_env.deal import parse_deal
+from agents.base import Agent
+from agents.registry import make_agent, policy_bundles
+from baloot_env.deal import Deal, parse_deal
 from baloot_env.rules import RuleConfig
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord, play_deal, play_match_chain
@@ -42,14 +43,41 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 _CTX: dict[str, Any] = {}  # per-process context set by _init (one evaluation per process)
 
 
-def _init(spec_a: str, spec_b: str, deals: list[dict], seed: int, rules: dict) -> None:
+class RulesMismatchError(ValueError):
+    """A policy bundle asked to play under rules other than those it was trained under."""
+
+
+def check_rules(specs: list[str], rules: RuleConfig, other_rules: bool = False) -> None:
+    """Every policy bundle that ``specs`` play with was trained under ``rules`` (its manifest's
+    ``rules``, ``agents.neural.bundle.bundle_rules``), unless ``other_rules`` allows the mismatch.
+
+    Raises:
+        RulesMismatchError: a bundle trained under other rules, and ``other_rules`` is False.
+        AgentSpecError: a spec is unknown or its file missing or corrupt.
+    """
+    bundles = [(spec, path) for spec in specs for path in policy_bundles(spec)]
+    if other_rules or not bundles:
+        return
+    from agents.neural.bundle import bundle_rules, read_manifest  # torch: loaded only when a bundle plays
+
+    for spec, path in bundles:
+        trained = bundle_rules(read_manifest(path))
+        if trained != rules:
+            where = "" if path == spec else f" (in {spec})"
+            raise RulesMismatchError(
+                f"policy bundle {path}{where} was trained under {trained.describe()}, but this evaluation "
+                f"plays {rules.describe()}; name its rules (--rules) or allow it (--other-rules)"
+            )
+
+
+def _init(spec_a: str, spec_b: str, deals: list[dict], seed: int, rules: RuleConfig) -> None:
     _CTX.clear()
     _CTX.update(
         a=make_agent(spec_a, seed),
         b=make_agent(spec_b, seed),
         deals=tuple(parse_deal(d) for d in deals),
         seed=seed,
-        rules=RuleConfig.from_dict(rules),
+        rules=rules,
     )
 
 
@@ -137,17 +165,27 @@ def _units(task: tuple) -> int:
     return task[2] - task[1] if task[0] == "deals" else task[3] - task[2]
 
 
-def _task(task: tuple) -> tuple[tuple, Any]:
-    kind = task[0]
-    c = _CTX
-    if kind == "deals":
+def plan_tasks(lo: int, hi: int, matches: bool) -> list[tuple]:
+    """The cut of deals ``lo:hi`` into tasks: the two match chains first (the longest), then
+    chunks of ``CHUNK`` deals; every executor plays these and puts them together in this order."""
+    tasks: list[tuple] = [("chain", 0, lo, hi), ("chain", 1, lo, hi)] if matches else []
+    return tasks + [("deals", i, min(i + CHUNK, hi)) for i in range(lo, hi, CHUNK)]
+
+
+def play_task(task: tuple, a: Agent, b: Agent, deals: tuple[Deal, ...], seed: int, rules: RuleConfig) -> Any:
+    """One task of ``plan_tasks``: a chunk's deal records or a chain's (matches, deals left over)."""
+    if task[0] == "deals":
         _, lo, hi = task
-        recs = [play_deal(i, c["deals"][i], c["a"], c["b"], c["seed"], c["rules"]) for i in range(lo, hi)]
-        return task, recs
-    if kind == "chain":
+        return [play_deal(i, deals[i], a, b, seed, rules) for i in range(lo, hi)]
+    if task[0] == "chain":
         _, table, lo, hi = task
-        return task, play_match_chain(c["deals"][lo:hi], c["a"], c["b"], table, c["seed"], c["rules"])
+        return play_match_chain(deals[lo:hi], a, b, table, seed, rules)
     raise ValueError(f"unknown task {task!r}")
+
+
+def _task(task: tuple) -> tuple[tuple, Any]:
+    c = _CTX
+    return task, play_task(task, c["a"], c["b"], c["deals"], c["seed"], c["rules"])
 
 
 @dataclass
@@ -162,7 +200,7 @@ class RunResult:
 
 def _run_result(tasks: list[tuple], results: dict[tuple, Any], matches: bool, lo: int, hi: int, t0: float) -> RunResult:
     """The ``RunResult`` of a run's finished ``tasks`` (``results`` by task), started at ``t0``
-    (``time.perf_counter``); shared by ``run_duplicate`` and ``eval.ray_runner``."""
+    (``time.perf_counter``)."""
     records = [r for t in tasks if t[0] == "deals" for r in results[t]]
     out = RunResult(records, seconds=time.perf_counter() - t0)
     if matches:
@@ -185,7 +223,9 @@ def run_duplicate(
     matches: bool = True,
     progress: bool = False,
     rules: RuleConfig | None = None,
+    other_rules: bool = False,
     torch_threads: int | None = None,
+    ray: str | None = None,
 ) -> RunResult:
     """Play deals ``lo:hi`` of ``deal_set`` in duplicate (and the match chains on them).
 
@@ -193,36 +233,45 @@ def run_duplicate(
         spec_a, spec_b: agent specs (``agents.make_agent``).
         deal_set: the deals.
         seed: seeds every hand (``duplicate.hand_seed``).
-        workers: worker processes; 1 plays in this process.
+        workers: worker processes; 1 plays in this process (with ``ray``: the CPUs of a private
+            local Ray).
         lo, hi: the range of deal indices (the seeds use the index in the set).
         matches: also play matches to 152 on the deal sequence, at both seatings.
         progress: a tqdm bar (or log lines) on stderr.
-        rules: rule variants (default RULES.md).
+        rules: rule variants of every hand (default RULES.md).
+        other_rules: let a policy bundle play under rules other than its manifest's.
         torch_threads: torch threads in every evaluating process (default
             ``DEFAULT_TORCH_THREADS``, 1); this process's own setting is restored afterwards.
+        ray: play the tasks on Ray instead of local processes (``eval.ray_runner``): "local" a
+            private Ray on this machine, "auto" or HOST:PORT a running cluster. Same result.
 
     Raises:
         AgentSpecError: an agent spec is unknown or its file missing or corrupt.
         AgentError: an agent played an illegal action.
+        RulesMismatchError: a bundle trained under other rules (``check_rules``).
+        RayUnavailableError: ``ray`` without Ray installed.
     """
-    resolve_spec(spec_a)  # fail here, with a clear message, before starting workers
-    resolve_spec(spec_b)
     rules = rules or RuleConfig()
+    check_rules([spec_a, spec_b], rules, other_rules)  # fail here, with a clear message, before starting workers
     hi = len(deal_set) if hi is None else hi
     if not 0 <= lo < hi <= len(deal_set):
         raise ValueError(f"deal range {lo}:{hi} is not inside the {len(deal_set)} deals of {deal_set.name!r}")
     threads = DEFAULT_TORCH_THREADS if torch_threads is None else torch_threads
     if threads < 1 or workers < 1:
         raise ValueError(f"workers and torch_threads must be >= 1, got {workers} and {threads}")
-    tasks: list[tuple] = []
-    if matches:
-        tasks += [("chain", 0, lo, hi), ("chain", 1, lo, hi)]  # longest first
-    tasks += [("deals", i, min(i + CHUNK, hi)) for i in range(lo, hi, CHUNK)]
-    init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules.to_dict())
-    bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}")
+    if ray is not None:
+        # imported here: Ray is the optional scale extra
+        from eval.ray_runner import require_ray, run_tasks
+
+        require_ray()  # before any work
+    tasks = plan_tasks(lo, hi, matches)
+    init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
+    bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}" + (" (ray)" if ray else ""))
     t0 = time.perf_counter()
     results: dict[tuple, Any] = {}
-    if workers == 1:
+    if ray is not None:
+        results = run_tasks(tasks, *init_args, threads, bar, address=ray, num_cpus=workers)
+    elif workers == 1:
         previous = _torch_threads()  # before the agents: loading a bundle may set its own count
         _init(*init_args)
         _set_torch_threads(threads)

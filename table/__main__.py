@@ -18,17 +18,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from eval.cli import InputError, OneLineParser
+
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
-
-
-class InputError(ValueError):
-    """Bad command-line input (one line, exit 2)."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise SystemExit(2)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

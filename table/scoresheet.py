@@ -25,7 +25,7 @@ import secrets
 from typing import Any
 
 from baloot_env.cards import HOKUM_RAW_TOTAL, NUM_SEATS, SUN_RAW_TOTAL
-from baloot_env.errors import RuleConfigError
+from baloot_env.errors import ConfigError
 from baloot_env.match import MatchState
 from baloot_env.projects import BALOOT_POINTS, PROJECT_VALUES
 from baloot_env.results import HandResult
@@ -179,7 +179,7 @@ class ScoreSheets:
         """
         try:
             rules_dict = RuleConfig.from_dict(rules or {}).to_dict()
-        except (RuleConfigError, TypeError) as e:
+        except (ConfigError, TypeError) as e:
             raise SheetError(f"rules: {e}") from None
         if isinstance(first_dealer, bool) or first_dealer not in range(NUM_SEATS):
             raise SheetError(f"first_dealer must be a seat 0-3, got {first_dealer!r}")

@@ -38,7 +38,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
-from baloot_env.errors import RuleConfigError
+from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from table.clocks import TEMPOS, Clock, SystemClock
 from table.hub import Hub
@@ -158,7 +158,7 @@ def create_app(
             raise HTTPException(400, f"tempo must be one of {list(TEMPOS)}, got {req.tempo!r}")
         try:
             rules = RuleConfig.from_dict(req.rules)
-        except (RuleConfigError, TypeError) as e:
+        except (ConfigError, TypeError) as e:
             raise HTTPException(400, f"rules: {e}") from None
         if sum(s == ME for s in req.seats) > 1:
             raise HTTPException(400, "at most one seat is 'me'")

@@ -9,11 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from agents import AgentSpecError, HeuristicAgent, HeuristicConfig, PlayerView, RandomAgent, StaleViewError, make_agent
-from agents.heuristic import HeuristicConfigError, hokum_strength, sun_strength
+from agents import AgentSpecError, HeuristicAgent, HeuristicConfig, PlayerView, RandomAgent, make_agent
+from agents.rule_based.heuristic import hokum_strength, sun_strength
 from baloot_env import DONE, PLAY, HandState, parse_deal, random_deal
 from baloot_env.actions import HOKUM_BASE, PASS, SUN_ACTION
 from baloot_env.cards import cards_of, mask_of, parse_card
+from baloot_env.errors import ConfigError
 
 
 def _cards(*names: str) -> list[int]:
@@ -97,7 +98,6 @@ def test_action_mask_matches_legal_actions_and_a_view_is_a_snapshot():
     state.apply(PASS)
     assert np.array_equal(view.observation(), before) and not np.array_equal(encode(state, seat), before)
     assert not any(isinstance(v, HandState) for v in view.public_fields().values())
-    assert StaleViewError.__mro__[1] is RuntimeError  # kept importable for old callers
 
 
 # ---------------------------------------------------------------------- agents
@@ -219,9 +219,9 @@ def test_make_agent_names_and_errors(tmp_path):
 
 
 def test_heuristic_config_rejects_unknown_keys():
-    with pytest.raises(HeuristicConfigError):
+    with pytest.raises(ConfigError):
         HeuristicConfig.from_dict({"sun_bar": 8, "agression": 2})
-    with pytest.raises(HeuristicConfigError):
+    with pytest.raises(ConfigError):
         HeuristicConfig.from_dict({"sun_bar": "high"})
 
 

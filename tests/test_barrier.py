@@ -15,7 +15,7 @@ import pytest
 
 from agents import HeuristicAgent, PlayerView
 from agents.base import Agent
-from agents.sampling import WorldSampler
+from agents.search_player.sampling import WorldSampler
 from baloot_env import DealSource, HandState, MatchContext, RuleConfig, Table, env, match_context, random_deal
 from baloot_env.driver import Outcome
 from baloot_env.hand import PLAY
@@ -159,7 +159,7 @@ def test_evaluation_and_training_encode_the_same_observation_in_a_match_chain():
     (``eval.duplicate.play_match_chain``, agents on ``PlayerView``s) and through self-play
     (``train.selfplay.SelfPlayVecEnv``, batch-encoded observations): every learner decision
     shows the same vector, match_mode / match_score / deals_played pieces included."""
-    from agents.network import NetSpec
+    from agents.neural.network import NetSpec
     from eval.duplicate import play_match_chain
     from train.config import EnvConfig, OpponentConfig
     from train.opponents import OpponentPool

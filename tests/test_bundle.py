@@ -13,22 +13,24 @@ import numpy as np
 import pytest
 import torch
 
-from agents.bundle import (
+from agents.neural.bundle import (
     MANIFEST,
     WEIGHTS,
     BundleError,
     _write_manifest,
+    bundle_rules,
     load_net,
     load_policy,
     read_manifest,
     save_bundle,
     update_evaluations,
 )
-from agents.heuristic import HeuristicAgent
-from agents.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec
+from agents.neural.positions import collect_positions
 from agents.registry import AgentSpecError, make_agent
+from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.observation import OBS_VERSION
-from eval.positions import collect_positions
+from baloot_env.rules import RuleConfig
 
 SMALL = NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,))
 EVAL = {"opponent": "heuristic", "deal_set": "small", "checksum": "4d167d1984c8abc", "deals": 64,
@@ -58,12 +60,13 @@ def edit_manifest(folder: Path, **changes) -> None:
 def test_round_trip_keeps_weights_and_manifest_fields(tmp_path):
     torch.manual_seed(0)
     net = BalootNet(SMALL)
-    save_bundle(tmp_path / "b", net, name="tiny", rules={"match": "target"}, training={"lr": 1e-3}, evaluations=[EVAL])
+    rules = RuleConfig(sun_double=True, deal_rotation="right")
+    save_bundle(tmp_path / "b", net, name="tiny", rules=rules, training={"lr": 1e-3}, evaluations=[EVAL])
     loaded, m = load_net(tmp_path / "b")
     for (k, a), (_, b) in zip(net.state_dict().items(), loaded.state_dict().items(), strict=True):
         assert torch.equal(a, b), k
     assert m["obs_version"] == OBS_VERSION and m["action_version"] == 1 and m["env"] == "baloot_v0"
-    assert m["net"] == SMALL.to_dict() and m["rules"] == {"match": "target"} and m["training"] == {"lr": 1e-3}
+    assert m["net"] == SMALL.to_dict() and bundle_rules(m) == rules and m["training"] == {"lr": 1e-3}
     assert m["parameters"] == sum(p.numel() for p in net.parameters())
     assert len(m["weights_sha256"]) == 64 and len(m["manifest_sha256"]) == 64
     assert m["evaluations"][0]["ci95"] == [0.5, 2.0] and "checksum" in m["evaluations"][0]

@@ -17,10 +17,11 @@ import pytest
 from agents import HeuristicAgent, PlayerView
 from agents.search_player import calls
 from agents.search_player.batch_calls import FIRST, call_sums
-from agents.search_player.player import SearchAgent, SearchConfig, SearchConfigError
+from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env import BIDDING, DONE, PLAY, HandState, random_deal
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import Deal
+from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import other_team, team_of
 
@@ -145,9 +146,9 @@ def test_the_agent_makes_a_best_valued_call_and_the_seed_fixes_it():
 
 
 def test_call_params_are_checked():
-    with pytest.raises(SearchConfigError, match="calls"):
+    with pytest.raises(ConfigError, match="calls"):
         SearchConfig(calls="network")
-    with pytest.raises(SearchConfigError, match="condition"):
+    with pytest.raises(ConfigError, match="condition"):
         SearchConfig.from_dict({"condition": 1})
 
 
@@ -230,7 +231,7 @@ def test_conditioned_worlds_keep_the_agreeing_draws_and_at_least_the_least():
 
 
 def test_condition_needs_the_core_backend():
-    with pytest.raises(SearchConfigError, match="condition"):
+    with pytest.raises(ConfigError, match="condition"):
         SearchConfig(condition_play=True, backend="python")
 
 

@@ -1,4 +1,4 @@
-"""One source of config defaults (issue 11): the dataclasses, configs/default.yaml and --help agree."""
+"""One source of config defaults: the dataclasses, configs/default.yaml and --help agree."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 import train.__main__ as train_cli
+from baloot_env.rules import RuleConfig
 from train.config import ConfigError, TrainConfig, config_from_dict, iter_fields, load_config, show_value
 
 SHIPPED_DEFAULT = resources.files("train") / "configs" / "default.yaml"
@@ -30,7 +31,9 @@ def _leaves(obj, prefix: str = "") -> dict:
     out = {}
     for f in dataclasses.fields(obj):
         v = getattr(obj, f.name)
-        if dataclasses.is_dataclass(v):
+        if isinstance(v, RuleConfig):  # env.rules is one value, written as the switches that differ
+            out[f"{prefix}{f.name}"] = v.changes()
+        elif dataclasses.is_dataclass(v):
             out.update(_leaves(v, f"{prefix}{f.name}."))
         else:
             out[f"{prefix}{f.name}"] = list(v) if isinstance(v, tuple) else v

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from agents.bundle import load_net, load_policy, save_bundle
-from agents.heuristic import HeuristicAgent
-from agents.network import BalootNet, NetSpec
-from eval.positions import collect_positions
+from agents.neural.bundle import load_net, load_policy, save_bundle
+from agents.neural.network import BalootNet, NetSpec
+from agents.neural.positions import collect_positions
+from agents.rule_based.heuristic import HeuristicAgent
 from train.distill import DistillConfig, distill, main, teacher_targets
 
 TEACHER = NetSpec(trunk=(64, 64), head_hidden=32, value_hidden=(32,))

@@ -320,7 +320,7 @@ def record_selfplay(
 ) -> tuple[list, list[int]]:
     """Self-play training's vector env, heuristic opponents, on ``backend``; ``deals="given"``
     hands it the seeded deals as a list (the core then plays queued deals only)."""
-    from agents.network import NetSpec
+    from agents.neural.network import NetSpec
     from train.config import EnvConfig, OpponentConfig
     from train.opponents import OpponentPool
     from train.selfplay import SelfPlayVecEnv
@@ -375,7 +375,9 @@ def record_vector(
     return out, places[:count]
 
 
-def record_gym(seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "seat") -> tuple[list, list[int]]:
+def record_gym(
+    seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "seat"
+) -> tuple[list, list[int]]:
     """The Gymnasium env (``baloot_env.single``) at a fixed place: ``reset(seed=seed)`` deals as the
     PettingZoo env's ``reset(seed=seed)``, and later resets continue its generator."""
     from baloot_env.single import BalootEnv

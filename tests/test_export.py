@@ -11,12 +11,12 @@ import torch
 pytest.importorskip("onnx", reason="ONNX export needs the onnx package (pip install onnx onnxruntime)")
 ort = pytest.importorskip("onnxruntime", reason="the parity check needs onnxruntime (pip install onnxruntime)")
 
-from agents.bundle import WEIGHTS, BundleError, load_net, save_bundle  # noqa: E402
-from agents.heuristic import HeuristicAgent  # noqa: E402
-from agents.network import MASKED_LOGIT, BalootNet, NetSpec  # noqa: E402
+from agents.neural.bundle import WEIGHTS, BundleError, load_net, save_bundle  # noqa: E402
+from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec  # noqa: E402
+from agents.neural.positions import collect_positions  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
+from agents.rule_based.heuristic import HeuristicAgent  # noqa: E402
 from eval.export import check_parity, export_onnx, manifest_path, time_onnx  # noqa: E402
-from eval.positions import collect_positions  # noqa: E402
 
 
 @pytest.fixture(scope="module")

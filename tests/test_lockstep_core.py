@@ -180,7 +180,7 @@ def test_a_backend_is_one_of_two_and_the_core_needs_autoreset():
 
 # ---------------------------------------------------------------------- self-play
 def _pool(seed: int) -> Any:
-    from agents.network import BalootNet, NetSpec
+    from agents.neural.network import BalootNet, NetSpec
     from train.config import OpponentConfig
     from train.opponents import OpponentPool
 

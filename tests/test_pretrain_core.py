@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import PlayerView
-from agents.network import privileged_input
+from agents.neural.network import privileged_input
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.deal import random_deal
 from baloot_env.driver import DealSource, Table

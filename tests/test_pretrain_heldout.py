@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from train.config import PretrainConfig

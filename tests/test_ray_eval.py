@@ -1,4 +1,4 @@
-"""``python -m eval --ray`` (issue 14): the deals as Ray tasks give exactly the local report.
+"""``python -m eval --ray`` (``run_duplicate(..., ray=...)``): the deals as Ray tasks give exactly the local report.
 
 The Ray tests need the ``scale`` extra (``ray[rllib]``) and are skipped without it; one Ray with
 2 CPUs serves the module and is shut down at its end. The message for a missing Ray is tested
@@ -44,12 +44,10 @@ def _report(run, a: str, b: str, ds, full) -> dict:
 def test_ray_report_equals_local_report(ray_2cpus, a, b):
     """Same deals, same seed: every record, every match and so every figure of the report are
     the local run's (the matches to 152 included)."""
-    from eval.ray_runner import run_duplicate_ray
-
     full = load_named("dev960")
     ds = full.head(DEALS)
     local = run_duplicate(a, b, ds, seed=5, workers=1)
-    remote = run_duplicate_ray(a, b, ds, seed=5)
+    remote = run_duplicate(a, b, ds, seed=5, ray="local")  # the Ray of the fixture
     assert remote.records == local.records and remote.matches == local.matches
     assert remote.left_over == local.left_over
     assert _report(remote, a, b, ds, full) == _report(local, a, b, ds, full)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.bundle import load_net, read_manifest
+from agents.neural.bundle import load_net, read_manifest
 from eval.__main__ import main as eval_main
 from eval.record import main as record_main
 from tests.test_bundle import make_bundle

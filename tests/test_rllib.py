@@ -27,8 +27,8 @@ import ray  # noqa: E402
 import torch  # noqa: E402
 
 import eval.promote  # noqa: E402
-from agents.bundle import load_net, load_policy  # noqa: E402
-from agents.network import BalootNet, NetSpec, privileged_input  # noqa: E402
+from agents.neural.bundle import load_net, load_policy  # noqa: E402
+from agents.neural.network import BalootNet, NetSpec, privileged_input  # noqa: E402
 from baloot_env.driver import DealSource, Table  # noqa: E402
 from baloot_env.observation import OBS_SIZE, action_mask, encode  # noqa: E402
 from baloot_env.rewards import Reward  # noqa: E402

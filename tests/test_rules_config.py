@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from baloot_env.errors import RuleConfigError
+from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 
 
@@ -47,7 +47,7 @@ def test_rule_config_is_frozen():
 )
 def test_bad_values_raise_rule_config_error(kwargs, word):
     """Every switch accepts only its documented values (V1-V9); the message names the switch."""
-    with pytest.raises(RuleConfigError, match=word):
+    with pytest.raises(ConfigError, match=word):
         RuleConfig(**kwargs)
 
 
@@ -60,11 +60,11 @@ def test_hands_choices_v4(hands):
 def test_from_dict_round_trip_and_unknown_keys():
     r = RuleConfig(sun_double=True, tie_rule="last_digit", deal_rotation="right")
     assert RuleConfig.from_dict(r.to_dict()) == r
-    with pytest.raises(RuleConfigError, match="sun_doubel"):
+    with pytest.raises(ConfigError, match="sun_doubel"):
         RuleConfig.from_dict({"sun_doubel": True})
-    with pytest.raises(RuleConfigError):
+    with pytest.raises(ConfigError):
         RuleConfig.from_dict([("projects", False)])  # type: ignore[arg-type]
-    assert issubclass(RuleConfigError, ValueError)
+    assert issubclass(ConfigError, ValueError)
 
 
 def test_dealer_rotation_left_r2_1():
@@ -82,7 +82,7 @@ def test_dealer_rotation_right_v9():
 def test_from_dict_refuses_a_float_number_of_hands_and_mixed_unknown_keys():
     """Saved rules come from JSON and YAML: an int field given as a float is refused there too,
     and unknown keys of any type are reported (not a TypeError from sorting them)."""
-    with pytest.raises(RuleConfigError, match="hands"):
+    with pytest.raises(ConfigError, match="hands"):
         RuleConfig.from_dict({"match": "hands", "hands": 11.0})
-    with pytest.raises(RuleConfigError, match="unknown RuleConfig keys"):
+    with pytest.raises(ConfigError, match="unknown RuleConfig keys"):
         RuleConfig.from_dict({1: True, "x": False})  # type: ignore[dict-item]

@@ -16,14 +16,14 @@ from collections import Counter
 import pytest
 
 from agents import HeuristicAgent, PlayerView, RandomAgent, make_agent
-from agents.endgame import legal_cards, solve
 from agents.registry import AgentSpecError
-from agents.sampling import WorldSampler, sample_bidding_deal
-from agents.search import SearchAgent, SearchConfig, SearchConfigError, build_world, leaf_function
+from agents.search_player.endgame import legal_cards, solve
+from agents.search_player.player import SearchAgent, SearchConfig, build_world, leaf_function
+from agents.search_player.sampling import WorldSampler, sample_bidding_deal
 from baloot_env import DONE, PLAY, HandState, random_deal
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import parse_deal
-from baloot_env.errors import IllegalActionError
+from baloot_env.errors import ConfigError, IllegalActionError
 from eval.duplicate import play_deal
 
 
@@ -315,14 +315,14 @@ def test_world_state_scores_like_the_engine():
 def test_registry_and_config_errors():
     agent = make_agent("search", seed=1)
     assert isinstance(agent, SearchAgent) and agent.config == SearchConfig()
-    with pytest.raises(SearchConfigError, match="unknown search params"):
+    with pytest.raises(ConfigError, match="unknown search params"):
         SearchConfig.from_dict({"world": 3})
-    with pytest.raises(SearchConfigError, match="worlds"):
+    with pytest.raises(ConfigError, match="worlds"):
         SearchConfig(worlds=0)
-    with pytest.raises(SearchConfigError, match="epsilon"):
+    with pytest.raises(ConfigError, match="epsilon"):
         SearchConfig(epsilon=2.0)
     assert SearchConfig.from_dict({"worlds": 8, "time_budget": 1}).time_budget == 1.0
-    with pytest.raises(SearchConfigError, match="backend"):
+    with pytest.raises(ConfigError, match="backend"):
         SearchConfig(backend="gpu")
     with pytest.raises(AgentSpecError):
         from agents.registry import _make_search

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from agents import HeuristicAgent, PlayerView
-from agents.search import SearchAgent, SearchConfig, SearchConfigError, build_world, leaf_function, world_row
 from agents.search_player import batch_endgame, batch_search
 from agents.search_player.endgame import solve
+from agents.search_player.player import SearchAgent, SearchConfig, build_world, leaf_function, world_row
 from agents.search_player.sampling import WorldSampler
 from baloot_env import play
 from baloot_env.actions import PASS
@@ -42,6 +42,7 @@ from baloot_env.batch.state import (
     rule_switches,
 )
 from baloot_env.cards import NUM_CARDS, NUM_SEATS, cards_of
+from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DONE, PLAY, HandState
 from baloot_env.match import MatchState, match_context
 from baloot_env.observation import OBS_SIZE, action_mask, encode
@@ -255,9 +256,9 @@ def test_backend_config():
     assert SearchConfig().backend == "core"
     assert SearchConfig.from_dict({"backend": "python"}).backend == "python"
     assert SearchAgent(0, SearchConfig(backend="python")).describe()["params"]["backend"] == "python"
-    with pytest.raises(SearchConfigError, match="backend"):
+    with pytest.raises(ConfigError, match="backend"):
         SearchConfig(backend="gpu")
-    with pytest.raises(SearchConfigError, match="backend"):
+    with pytest.raises(ConfigError, match="backend"):
         SearchConfig.from_dict({"backend": 1})
 
 

@@ -17,8 +17,15 @@ TB_CFG = {
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
     "log_every": 128,
     "checkpoint_every": 256,
-    "eval": {"every": 128, "deals": 4, "deal_set": "small", "final_deals": 2, "final_deal_set": "test960",
-             "workers": 1, "promote": True},  # fmt: skip
+    "eval": {
+        "every": 128,
+        "deals": 4,
+        "deal_set": "small",
+        "final_deals": 2,
+        "final_deal_set": "test960",
+        "workers": 1,
+        "promote": True,
+    },  # fmt: skip
     "pretrain": {"positions": 200, "epochs": 1},
 }
 
@@ -45,7 +52,14 @@ def run(tmp_path_factory):
 def test_no_figure_is_written_under_two_names(run):
     _, scalars, _, _ = run
     assert not [t for t in scalars if t.startswith("train/")]  # SB3's figures, once, in CleanRL's sections
-    for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "approx_kl", "clip_fraction", "explained_variance"):
+    for key in (
+        "policy_gradient_loss",
+        "value_loss",
+        "entropy_loss",
+        "approx_kl",
+        "clip_fraction",
+        "explained_variance",
+    ):
         assert f"losses/{key}" in scalars
     assert "charts/learning_rate" in scalars
     # figures that change: a single point or a constant (a rate of 0) can agree with another by chance
@@ -61,7 +75,9 @@ def test_no_figure_is_written_under_two_names(run):
 
 def test_development_and_test_evaluations_have_their_own_tags_at_their_steps(run):
     _, scalars, summary, run_dir = run
-    assert {"eval/mean_vs_heuristic", "eval/mean_vs_champion", "eval/promoted"}.isdisjoint(scalars)  # the old shared tags
+    assert {"eval/mean_vs_heuristic", "eval/mean_vs_champion", "eval/promoted"}.isdisjoint(
+        scalars
+    )  # the old shared tags
     assert not [t for t in scalars if t.startswith("eval/") and not t.startswith(("eval/dev/", "eval/test/"))]
     # the periodic evaluations (every 128 decisions), at the steps they were made: the promotion
     # test against the champion (heuristic at first), a duplicate against heuristic once it is not

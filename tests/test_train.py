@@ -7,7 +7,7 @@ import pytest
 import torch
 import yaml
 
-from agents.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec
 from baloot_env.observation import OBS_SIZE
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
 from train.config import ConfigError, EnvConfig, OpponentConfig, config_from_dict, load_config
@@ -262,7 +262,7 @@ def test_corrupt_or_foreign_checkpoints_are_refused(tmp_path):
 
 
 def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, capsys):
-    from agents.bundle import load_policy
+    from agents.neural.bundle import load_policy
     from train.__main__ import main
 
     cfg_path = tmp_path / "tiny.yaml"
@@ -355,7 +355,7 @@ def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
 
 
 def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architecture(tmp_path):
-    from agents.bundle import save_bundle
+    from agents.neural.bundle import save_bundle
     from train.trainer import Trainer
 
     cfg = config_from_dict(tiny(tmp_path, pretrain={"positions": 0}))
@@ -397,7 +397,7 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
 
 def test_the_final_evaluation_skips_a_champion_that_is_the_policy_itself(tmp_path):
     """A policy promoted at the last step is not evaluated against itself (d would be 0)."""
-    from agents.bundle import save_bundle
+    from agents.neural.bundle import save_bundle
     from train.evaluation import same_weights as _same_weights
 
     net = BalootNet(NetSpec())

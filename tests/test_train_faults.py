@@ -98,7 +98,7 @@ def _write_config(folder: pathlib.Path, cfg: dict) -> str:
 
 def _outcome(run_dir: pathlib.Path) -> dict:
     """What a finished run leaves: final weights, champion, promotion decisions, the pool."""
-    from agents.bundle import load_net
+    from agents.neural.bundle import load_net
 
     net, _ = load_net(run_dir / "bundles" / "final")
     history = [json.loads(line) for line in (run_dir / "promotions.jsonl").read_text().splitlines()]
@@ -328,12 +328,12 @@ def test_a_checkpoint_that_would_run_code_is_refused_and_runs_nothing(tmp_path):
 
 
 def _pool(seed: int) -> OpponentPool:
-    from agents.network import NetSpec
+    from agents.neural.network import NetSpec
 
     cfg = OpponentConfig(self_weight=0.4, champion_weight=0.2, heuristic_weight=0.2, random_weight=0.2)
     pool = OpponentPool(cfg, NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)), seed)
     torch.manual_seed(seed)
-    from agents.network import BalootNet
+    from agents.neural.network import BalootNet
 
     pool.add_snapshot("s0", BalootNet(pool.spec).state_dict())
     pool.add_champion("c0", BalootNet(pool.spec).state_dict())
@@ -382,7 +382,7 @@ def test_games_in_progress_survive_a_plain_data_checkpoint_exactly(tmp_path, epi
 def test_a_training_run_removes_what_killed_atomic_writes_left(tmp_path):
     from test_atomic import killed_writer_temp
 
-    from baloot_env.atomic import TEMP_SUFFIX
+    from baloot_io.atomic import TEMP_SUFFIX
     from train.trainer import Trainer
 
     d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
@@ -402,8 +402,8 @@ def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
     """init_from is read once, at the start: resuming needs only the checkpoint."""
     import shutil
 
-    from agents.bundle import save_bundle
-    from agents.network import BalootNet
+    from agents.neural.bundle import save_bundle
+    from agents.neural.network import BalootNet
     from train.run import run_training
     from train.trainer import net_spec
 

@@ -18,7 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from eval.__main__ import InputError, OneLineParser, check_output_dir, one_line
+from eval.cli import InputError, OneLineParser, check_output_dir, one_line
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import ConfigError, config_help, load_config
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help

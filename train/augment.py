@@ -58,7 +58,9 @@ class SuitPermutations:
         card_blocks = [piece_slice(p.name).start for p in PIECES if p.size == 32]
         if width > OBS_SIZE:
             card_blocks += [OBS_SIZE + 32 * k for k in range(4)]
-        call_blocks = [piece_slice(name).start + 6 * seat + 1 for name in ("bids_round_1", "bids_round_2") for seat in range(4)]
+        call_blocks = [
+            piece_slice(name).start + 6 * seat + 1 for name in ("bids_round_1", "bids_round_2") for seat in range(4)
+        ]
         suit_blocks = [piece_slice("trump").start] + [piece_slice("voids").start + 4 * seat for seat in range(4)]
         obs_index = np.tile(np.arange(width), (len(PERMUTATIONS), 1))
         action_map = np.tile(np.arange(NUM_ACTIONS), (len(PERMUTATIONS), 1))

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from agents.base import PlayerView
-from agents.neural.bundle import BundleError, load_net, save_bundle
+from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
 from agents.neural.policy import PolicyAgent
 from agents.rule_based.heuristic import HeuristicAgent
@@ -189,11 +189,11 @@ def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
     t_start = time.perf_counter()
     torch.set_num_threads(1)
     net, manifest = load_net(cfg.policy)
-    rules = RuleConfig.from_dict(manifest.get("rules") or {})
+    rules = bundle_rules(manifest)
     fit = improve_calls(net, rules, cfg.calls, cfg.seed, quiet)
     base = {"name": manifest["name"], "path": cfg.policy, "weights_sha256": manifest["weights_sha256"]}
     bundle = save_bundle(
-        Path(cfg.out) / "bundle", net, name=f"calls-{manifest['name']}", rules=manifest.get("rules") or {},
+        Path(cfg.out) / "bundle", net, name=f"calls-{manifest['name']}", rules=rules,
         training={"call_iteration": cfg.to_dict(), "fit": fit}, extra={"base_policy": base},
     )  # fmt: skip
     summary = {
@@ -218,7 +218,7 @@ def _bool(text: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``--policy``, ``--out``, ``--seed`` and every ``CallsConfig`` field as a flag;
     bad input gives exit code 2 and one line ``error: ...`` before any work."""
-    from eval.__main__ import OneLineParser, one_line
+    from eval.cli import OneLineParser, one_line
     from train.config import iter_fields
 
     d = CallIterationConfig()

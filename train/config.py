@@ -27,17 +27,13 @@ from typing import Any, get_type_hints
 
 import yaml
 
+from baloot_env.errors import ConfigError
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
-
-
-class ConfigError(ValueError):
-    """A config file or override that does not fit the schema."""
+from baloot_env.rules import RuleConfig
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     """A dataclass field with its default and its meaning (read by ``config_help``)."""
-    if isinstance(default, dict):
-        return field(default_factory=lambda: dict(default), metadata={"help": help})
     return field(default=default, metadata={"help": help})
 
 
@@ -77,7 +73,11 @@ class EnvConfig:
     reward: str = _f("diff", "'diff': hand score difference / reward_scale; 'points': unscaled; 'win': +-1 at the end")
     reward_scale: float = _f(REWARD_SCALE, "hand score differences are divided by this (44 = a Sun kaboot, R7.6)")
     match_bonus: float = _f(1.0, "match episodes: added for the winner, subtracted for the loser at the end")
-    rules: dict = _f({}, "RuleConfig fields (variants V1-V9); {} = the RULES.md defaults")
+    rules: RuleConfig = field(
+        default_factory=RuleConfig,
+        metadata={"help": "the rule variants V1-V9 (RuleConfig fields) of every game the run plays, "
+                          "evaluations included; {} = the RULES.md defaults"},
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def iter_fields(cls: type = TrainConfig, prefix: str = "") -> Iterator[tuple[str
     for f in dataclasses.fields(cls):
         key = f"{prefix}{f.name}"
         typ = get_type_hints(cls)[f.name]
-        if dataclasses.is_dataclass(typ):
+        if dataclasses.is_dataclass(typ) and typ is not RuleConfig:  # the rules are one value
             yield from iter_fields(typ, key + ".")
         else:
             default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
@@ -174,7 +174,10 @@ def iter_fields(cls: type = TrainConfig, prefix: str = "") -> Iterator[tuple[str
 
 
 def show_value(value: Any) -> str:
-    """A default as it is written in YAML and in ``--set``: ``[256, 256]``, ``dev960``, ``''``."""
+    """A default as it is written in YAML and in ``--set``: ``[256, 256]``, ``dev960``, ``''``;
+    rules as the switches that differ from RULES.md (``{}`` for none)."""
+    if isinstance(value, RuleConfig):
+        value = value.changes()
     if isinstance(value, tuple):
         value = list(value)
     return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("\n...").strip()
@@ -205,6 +208,13 @@ def config_help(width: int = 100) -> str:
 
 def _coerce(value: Any, typ: Any, where: str) -> Any:
     origin = getattr(typ, "__origin__", None)
+    if typ is RuleConfig:
+        if isinstance(value, RuleConfig):
+            return value
+        try:
+            return RuleConfig.from_dict(value)
+        except ConfigError as err:
+            raise ConfigError(f"{where}: {_one_line(err)}") from None
     if dataclasses.is_dataclass(typ):
         return _build(typ, value, where)
     if origin is tuple:
@@ -229,10 +239,6 @@ def _coerce(value: Any, typ: Any, where: str) -> Any:
         if not isinstance(value, str):
             raise ConfigError(f"{where} must be a string, got {value!r}")
         return value
-    if typ is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where} must be a mapping, got {value!r}")
-        return dict(value)
     return value
 
 
@@ -361,7 +367,7 @@ def _number(key: str, value: float, low: float | None = None, high: float | None
 def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     """Check every field before any work starts; raise ``ConfigError`` naming the key.
 
-    Ranges of every number, the rules (a ``RuleConfig``), the deal sets (they exist; the
+    Ranges of every number, the rules (a ``RuleConfig``, checked when built), the deal sets (they exist; the
     promotion set is a development set, since a promotion is a choice), the warm start's
     teacher (an agent spec), and, for a fresh run, ``init_from`` (a verified bundle of this
     architecture).
@@ -402,12 +408,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(e.reward in REWARD_MODES, "env.reward", e.reward, " or ".join(repr(r) for r in REWARD_MODES))
     _number("env.reward_scale", e.reward_scale, 0, low_open=True)
     _number("env.match_bonus", e.match_bonus, 0)
-    from baloot_env.rules import RuleConfig
-
-    try:
-        RuleConfig.from_dict(e.rules)
-    except (TypeError, ValueError) as err:  # RuleConfigError is a ValueError
-        raise ConfigError(f"env.rules: {_one_line(err)}") from None
+    _need(isinstance(e.rules, RuleConfig), "env.rules", e.rules, "a RuleConfig")
 
     # --- opponents
     o = cfg.opponents
@@ -487,8 +488,8 @@ def _validate_eval(e: EvalConfig) -> None:
 
 def _validate_init_from(cfg: TrainConfig) -> None:
     """``init_from`` is a verified bundle whose architecture is the one this config builds."""
-    from agents.bundle import BundleError, load_net
-    from agents.network import NetSpec
+    from agents.neural.bundle import BundleError, load_net
+    from agents.neural.network import NetSpec
     from baloot_env.observation import OBS_SIZE
 
     try:
@@ -517,6 +518,6 @@ def _plain(x: Any) -> Any:
 
 
 def save_config(cfg: TrainConfig, path: Path) -> None:
-    from baloot_env.atomic import write_text_atomic
+    from baloot_io.atomic import write_text_atomic
 
     write_text_atomic(path, yaml.safe_dump(to_dict(cfg), sort_keys=False))

@@ -6,7 +6,7 @@ student with a narrow trunk has about a tenth of its parameters.
 
 How, in order:
 
-1. Positions (``eval.positions``): seeded hands on the engine, each team played by the teacher
+1. Positions (``agents.neural.positions``): seeded hands on the engine, each team played by the teacher
    (sampled from its policy, for variety) or ``heuristic``, with a share ``epsilon`` of random
    legal moves. In later rounds (``rounds`` > 1) the student of the previous round plays too,
    so that the positions include those the student itself reaches (as in DAgger).
@@ -15,7 +15,7 @@ How, in order:
 3. Training: cross-entropy of the student's masked policy against the soft targets plus
    ``value_weight`` x the squared error to the teacher's value; Adam, minibatches; 5% of the
    positions held out to report the agreement (same greedy action) and the loss.
-4. The bundle (``agents.bundle``): its manifest names the teacher (name, SHA-256, parameters)
+4. The bundle (``agents.neural.bundle``): its manifest names the teacher (name, SHA-256, parameters)
    and the distillation config; then a duplicate evaluation against the teacher and against
    ``heuristic`` (``train.evaluation.evaluate_bundle``) is written into it.
 
@@ -38,12 +38,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.bundle import BundleError, load_net, save_bundle, update_evaluations
-from agents.heuristic import HeuristicAgent
-from agents.network import BalootNet, NetSpec
-from agents.policy import PolicyAgent
+from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle, update_evaluations
+from agents.neural.network import BalootNet, NetSpec
+from agents.neural.policy import PolicyAgent
+from agents.neural.positions import collect_positions
+from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.rules import RuleConfig
-from eval.positions import collect_positions
 
 HELD_OUT = 0.05
 
@@ -194,7 +194,7 @@ def distill(cfg: DistillConfig, quiet: bool = False) -> dict[str, Any]:
 def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
     t_start = time.perf_counter()
     teacher_net, teacher_manifest = load_net(cfg.teacher)
-    rules = RuleConfig.from_dict(teacher_manifest.get("rules") or {})
+    rules = bundle_rules(teacher_manifest)
     out = Path(cfg.out)
     rng = np.random.default_rng(cfg.seed)
     with torch.random.fork_rng():
@@ -225,11 +225,11 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
     teacher_info = {"name": teacher_manifest["name"], "path": str(cfg.teacher),
                     "weights_sha256": teacher_manifest["weights_sha256"], "parameters": n_teacher}  # fmt: skip
     bundle = save_bundle(
-        out / "bundle", student, name=name, rules=teacher_manifest.get("rules") or {},
+        out / "bundle", student, name=name, rules=rules,
         training={"distillation": cfg.to_dict(), "fit": fit}, extra={"teacher": teacher_info},
     )  # fmt: skip
     _log(f"bundle: {bundle} (training {time.perf_counter() - t_start:.0f} s); evaluating in duplicate", quiet)
-    evaluations = evaluate(bundle, cfg, quiet)
+    evaluations = evaluate(bundle, cfg, rules, quiet)
     if evaluations:
         update_evaluations(bundle, evaluations)
     summary = {
@@ -240,7 +240,7 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
         "positions": sum(len(x) for x in data["obs"]),
         "fit": fit,
         "evaluations": evaluations,
-        "teacher_vs_heuristic": teacher_reference(cfg, quiet),
+        "teacher_vs_heuristic": teacher_reference(cfg, rules, quiet),
         "onnx_ms_per_decision": onnx_timing(
             cfg, bundle, np.concatenate(data["obs"]), np.concatenate(data["masks"]), quiet
         ),
@@ -251,8 +251,9 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
     return summary
 
 
-def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, Any]]:
-    """Duplicate of the student against the teacher and against ``heuristic`` (none if ``eval_deals`` is 0)."""
+def evaluate(bundle: Path, cfg: DistillConfig, rules: RuleConfig, quiet: bool) -> list[dict[str, Any]]:
+    """Duplicate of the student against the teacher and against ``heuristic`` under the teacher's
+    rules (none if ``eval_deals`` is 0)."""
     if cfg.eval_deals <= 0:
         return []
     from train.evaluation import evaluate_bundle
@@ -261,7 +262,7 @@ def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, An
     teacher = str(Path(cfg.teacher).resolve())
     for label, opponent in (("teacher", teacher), ("heuristic", "heuristic")):
         t0 = time.perf_counter()
-        res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers)
+        res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers, rules)
         res["label"] = label
         results.append(res)
         _log(f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
@@ -269,13 +270,15 @@ def evaluate(bundle: Path, cfg: DistillConfig, quiet: bool) -> list[dict[str, An
     return results
 
 
-def teacher_reference(cfg: DistillConfig, quiet: bool) -> dict[str, Any] | None:
+def teacher_reference(cfg: DistillConfig, rules: RuleConfig, quiet: bool) -> dict[str, Any] | None:
     """The teacher against ``heuristic`` on the same deals: the yardstick for the student's result."""
     if cfg.eval_deals <= 0:
         return None
     from train.evaluation import evaluate_bundle
 
-    res = evaluate_bundle(Path(cfg.teacher), "heuristic", cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers)
+    res = evaluate_bundle(
+        Path(cfg.teacher), "heuristic", cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers, rules
+    )
     _log(f"teacher vs heuristic: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}]", quiet)
     return res
 
@@ -345,8 +348,8 @@ def check_inputs(a: argparse.Namespace) -> None:
     Raises:
         InputError, BundleError, DealSetError: naming the flag and the problem.
     """
-    from agents.bundle import read_manifest
-    from eval.__main__ import check_output_dir, check_range
+    from agents.neural.bundle import read_manifest
+    from eval.cli import check_output_dir, check_range
     from eval.deals import load_named
 
     read_manifest(a.teacher)  # BundleError: missing, corrupt or for other versions (weights: checked at load)
@@ -365,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     Every input is checked before any work starts; a bad one gives exit code 2 and one line
     ``error: ...`` on stderr.
     """
-    from eval.__main__ import OneLineParser, one_line
+    from eval.cli import OneLineParser, one_line
 
     d = DistillConfig(teacher="-")
     p = OneLineParser(prog="python -m train distill", description="Distil a policy bundle into a small network.")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic, write_text_atomic
 from eval.deals import load_named
 from eval.promote import PromotionConfig, PromotionError, promote, read_pointer
@@ -27,17 +28,20 @@ POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
 
 
 def evaluate_bundle(
-    bundle: Path, opponent: str, deal_set: str, deals: int, seed: int, workers: int, matches: bool = False
-) -> dict[str, Any]:
-    """Duplicate of ``bundle`` (A) against ``opponent`` (B) on the first ``deals`` of a deal set.
+    bundle: Path, opponent: str, deal_set: str, deals: int, seed: int, workers: int, rules: RuleConfig,
+    matches: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """Duplicate of ``bundle`` (A) against ``opponent`` (B) on the first ``deals`` of a deal set,
+    every hand under ``rules`` (the run's).
 
     Returns the evaluation record kept in manifests: opponent, deal set and checksum, deals,
-    mean, sd and 95% interval of d (game points per deal), date.
+    mean, sd and 95% interval of d (game points per deal), date, and the rules when they are
+    not RULES.md's.
     """
     full = load_named(deal_set)
     ds = full.head(min(deals, len(full)))
-    run = run_duplicate(str(bundle), opponent, ds, seed=seed, workers=workers, matches=matches)
-    rep = summarize(run, str(bundle), opponent, ds, full, seed, {})
+    run = run_duplicate(str(bundle), opponent, ds, seed=seed, workers=workers, matches=matches, rules=rules)
+    rep = summarize(run, str(bundle), opponent, ds, full, seed, rules.to_dict())
     out = {
         "opponent": opponent,
         "deal_set": full.name,
@@ -49,6 +53,8 @@ def evaluate_bundle(
         "share_won": rep["share_a_won"],
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+    if rules.changes():
+        out["rules"] = rules.changes()
     if matches and "matches" in rep:
         out["matches"] = rep["matches"]
     return out
@@ -99,9 +105,10 @@ def promotion_alpha_per_test(run_alpha: float, planned: int) -> float:
 
 def try_promotion(
     candidate: Path, run_dir: Path, step: int, deal_set: str, deals: int, seed: int, workers: int,
-    alpha: float = ALPHA,
+    rules: RuleConfig, alpha: float = ALPHA,
 ) -> dict[str, Any]:  # fmt: skip
-    """Run the promotion rule (``eval.promote``) for a checkpoint's bundle at error rate ``alpha``.
+    """Run the promotion rule (``eval.promote``) for a checkpoint's bundle at error rate ``alpha``,
+    every hand under ``rules`` (the run's).
 
     The candidate is first copied to ``run_dir/champions/step_<N>`` so that the pointer names a
     folder that will not change. Returns the history entry (``promoted`` tells the outcome).
@@ -115,7 +122,7 @@ def try_promotion(
     shutil.copytree(candidate, stable)
     try:
         entry = promote(PromotionConfig(candidate=str(stable), champion=str(pointer), deal_set=deal_set,
-                                        deals=deals, seed=seed, workers=workers, alpha=alpha))  # fmt: skip
+                                        deals=deals, seed=seed, workers=workers, alpha=alpha, rules=rules))  # fmt: skip
     except PromotionError:
         shutil.rmtree(stable, ignore_errors=True)
         raise
@@ -172,7 +179,7 @@ def restore_promotion_state(run_dir: Path, state: dict[str, Any]) -> None:
 
 def same_weights(bundle: Path, other: str) -> bool:
     """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
-    from agents.bundle import BundleError, read_manifest
+    from agents.neural.bundle import BundleError, read_manifest
 
     try:
         return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
@@ -228,9 +235,10 @@ def evaluate_run(
         # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
         planned = planned_evaluations(cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, e.every)
         alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
-        entry = try_promotion(bundle, run_dir, steps, e.deal_set, deals, cfg.seed, e.workers, alpha)
+        entry = try_promotion(bundle, run_dir, steps, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
+        rules = {"rules": cfg.env.rules.changes()} if cfg.env.rules.changes() else {}
         record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-               | {"opponent": champion_spec, "date": entry["when"]}, champion_spec, e.deal_set)  # fmt: skip
+               | {"opponent": champion_spec, "date": entry["when"]} | rules, champion_spec, e.deal_set)  # fmt: skip
         scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
         if entry["promoted"]:
             add_champion(Path(entry["candidate"]))
@@ -243,5 +251,5 @@ def evaluate_run(
         if opp == champion_spec and same_weights(bundle, champion_spec):
             continue  # the champion is this very policy (promoted at this step): d would be 0
         ds = deal_set or e.deal_set
-        record(evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, matches=final), opp, ds)
+        record(evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, cfg.env.rules, matches=final), opp, ds)
     return results

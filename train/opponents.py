@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from agents.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec
 from agents.registry import make_agent
 from baloot_env.lockstep import AgentPlayer, Seat
 from baloot_env.observation import action_mask, encode
@@ -65,7 +65,10 @@ class OpponentPool:
         self.rng = np.random.default_rng(seed)
         self.snapshots: deque[NetOpponent] = deque(maxlen=cfg.pool_size)
         self.champions: list[NetOpponent] = []
-        self.rule_agents = {"heuristic": AgentOpponent("heuristic", seed + 1), "random": AgentOpponent("random", seed + 2)}
+        self.rule_agents = {
+            "heuristic": AgentOpponent("heuristic", seed + 1),
+            "random": AgentOpponent("random", seed + 2),
+        }
 
     def add_snapshot(self, name: str, state_dict: dict) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}

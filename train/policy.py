@@ -15,7 +15,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec
 
 
 class _Extractor(nn.Module):

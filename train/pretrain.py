@@ -30,7 +30,7 @@ import torch
 from torch.nn import functional as F
 
 from agents.base import PlayerView
-from agents.network import PRIVILEGED_SIZE, BalootNet, privileged_input
+from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table

@@ -28,10 +28,9 @@ def _finish(trainer: Trainer) -> dict:
     cfg = trainer.cfg
     calls_fit = None
     if cfg.calls.positions > 0:  # after PPO: searched calls teach the bid head (train.call_iteration)
-        from baloot_env.rules import RuleConfig
         from train.call_iteration import improve_calls
 
-        calls_fit = improve_calls(trainer.net, RuleConfig.from_dict(cfg.env.rules), cfg.calls, cfg.seed, trainer.quiet)
+        calls_fit = improve_calls(trainer.net, cfg.env.rules, cfg.calls, cfg.seed, trainer.quiet)
     final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
     trainer.model.logger.dump(trainer.steps)  # the final eval/ figures reach tensorboard too
     bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)

@@ -39,7 +39,6 @@ import numpy as np
 import torch
 
 from baloot_env.rewards import Reward
-from baloot_env.rules import RuleConfig
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
 from train.opponents import NetOpponent, OpponentPool
@@ -69,7 +68,7 @@ class SelfPlayVecEnv(BalootVecEnv):
         self.cfg = cfg
         self.pool = pool
         super().__init__(
-            n_envs, learner="team", opponents=None, episode=cfg.episode, rules=RuleConfig.from_dict(cfg.rules),
+            n_envs, learner="team", opponents=None, episode=cfg.episode, rules=cfg.rules,
             reward=Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus), seed=seed, privileged=privileged,
             backend=backend,
         )  # fmt: skip

@@ -20,12 +20,11 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
-from agents.bundle import save_bundle
-from agents.network import NetSpec
-from baloot_env.atomic import remove_stale_temps
+from agents.neural.bundle import save_bundle
+from agents.neural.network import NetSpec
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
-from baloot_env.rules import RuleConfig
+from baloot_io.atomic import remove_stale_temps
 from train.checkpoint import (
     CheckpointError,
     RunLock,
@@ -186,9 +185,7 @@ class Trainer:
         tensorboard's HPARAMS tab, with the development evaluation and the self-play reward as its
         metrics (tags written later by the run)."""
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
-        config = to_dict(self.cfg)
-        config["env"]["rules"] = RuleConfig.from_dict(self.cfg.env.rules).to_dict()  # every variant, defaults too
-        hparams = flat_hparams(config)
+        hparams = flat_hparams(to_dict(self.cfg))  # the rules with every variant, defaults too
         self.model.logger.record("hparams", HParam(hparams, metrics), exclude=("stdout", "log", "json", "csv"))
         self.model.logger.dump(0)
 
@@ -210,17 +207,16 @@ class Trainer:
             return
         if not self.quiet:
             _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
-        rules = RuleConfig.from_dict(self.cfg.env.rules)
         e = self.cfg.env
         reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
-        stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, rules, reward, self.quiet)
+        stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, e.rules, reward, self.quiet)
         for k, v in stats.items():
             self.model.logger.record(f"pretrain/{k}", v)
         self.pretrain_stats = stats
 
     def _init_from(self, path: str) -> None:
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
-        from agents.bundle import BundleError, load_net
+        from agents.neural.bundle import BundleError, load_net
 
         try:
             net, manifest = load_net(path)
@@ -340,7 +336,11 @@ class Trainer:
             logger.record(f"selfplay/{k}", v)
         if not self.quiet:
             last = self.evals[-1] if self.evals else None
-            ev = f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]" if last else ""
+            ev = (
+                f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]"
+                if last
+                else ""
+            )
             wins = " ".join(f"{k[12:]} {v:.0%}" for k, v in stats.items() if k.startswith("win_rate_vs_"))
             _log(f"{self.steps:,}/{self.cfg.ppo.total_steps:,} decisions | {rate:,.0f}/s | "
                  f"reward {stats.get('episode_reward', 0):+.3f} | wins {wins}{ev}")  # fmt: skip
@@ -364,7 +364,7 @@ class Trainer:
         logger = self.model.logger
 
         def add_champion(candidate: Path) -> None:
-            from agents.bundle import load_net
+            from agents.neural.bundle import load_net
 
             net, _ = load_net(candidate)
             self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
@@ -393,7 +393,11 @@ class Trainer:
                              log_interval=None)  # fmt: skip
         self.checkpoint()
         self.model.logger.dump(self.steps)
-        return {"steps": self.steps, "seconds": time.perf_counter() - self.start_time, "selfplay": self.selfplay_stats()}
+        return {
+            "steps": self.steps,
+            "seconds": time.perf_counter() - self.start_time,
+            "selfplay": self.selfplay_stats(),
+        }
 
 
 EVAL_TAG = "eval"

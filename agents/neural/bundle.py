@@ -41,7 +41,9 @@ from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from baloot_env import ENV_NAME
 from baloot_env.actions import ACTION_VERSION
+from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
+from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_bytes_atomic
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"
@@ -60,6 +62,7 @@ EVALUATION_FIELDS = (
     ("checksum", (str,), False),
     ("date", (str,), False),
     ("label", (str,), False),
+    ("rules", (dict,), False),  # the switches that differ from RULES.md, when any did
 )
 log = logging.getLogger("baloot.bundle")
 
@@ -123,7 +126,7 @@ def save_bundle(
     net: BalootNet,
     *,
     name: str,
-    rules: dict | None = None,
+    rules: RuleConfig | None = None,
     training: dict | None = None,
     evaluations: list[dict] | None = None,
     extra: dict[str, Any] | None = None,
@@ -134,7 +137,7 @@ def save_bundle(
         path: the folder (created if needed; an existing bundle there is replaced).
         net: the network; its ``spec`` becomes the manifest's ``net``.
         name: a short label, logged on load and used in reports.
-        rules: the ``RuleConfig`` dict the policy was trained under.
+        rules: the rules the policy was trained under (default RULES.md); ``bundle_rules`` reads them.
         training: the training config (JSON-ready), e.g. ``train.config.to_dict(cfg)``.
         evaluations: duplicate results (see the module docstring).
         extra: further JSON-ready manifest keys (e.g. ``distillation``); they may not replace
@@ -160,7 +163,7 @@ def save_bundle(
         "obs_size": OBS_SIZE,
         "action_version": ACTION_VERSION,
         "env": ENV_NAME,
-        "rules": rules or {},
+        "rules": (rules or RuleConfig()).to_dict(),
         "net": net.spec.to_dict(),
         "parameters": sum(p.numel() for p in net.parameters()),
         "training": training or {},
@@ -241,14 +244,21 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
                 f"policy bundle {folder} was made for {key} {manifest[key]!r}; this code has {what} {want!r} "
                 "(retrain or re-export the policy for this version)"
             )
-    if manifest.get("rules"):
-        from baloot_env.rules import RuleConfig
-
-        try:
-            RuleConfig.from_dict(manifest["rules"])
-        except (TypeError, ValueError) as e:
-            raise BundleError(f"policy bundle {folder}: its rules are not a RuleConfig of this code: {e}") from None
+    try:
+        bundle_rules(manifest)
+    except ConfigError as e:
+        raise BundleError(f"policy bundle {folder}: its rules are not a RuleConfig of this code: {e}") from None
     return manifest
+
+
+def bundle_rules(manifest: dict[str, Any]) -> RuleConfig:
+    """The rules a bundle's policy was trained under (its manifest's ``rules``; ``{}`` or none:
+    the RULES.md defaults).
+
+    Raises:
+        ConfigError: the manifest's rules are not a ``RuleConfig`` of this code.
+    """
+    return RuleConfig.from_dict(manifest.get("rules") or {})
 
 
 def _check_architecture(folder: Path, spec: NetSpec, state: dict, manifest: dict[str, Any]) -> None:

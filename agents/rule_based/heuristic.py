@@ -33,14 +33,10 @@ from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN
 from baloot_env.bidding import FIRST_ROUND, SECOND_ROUND
 from baloot_env.cards import ACE, KING, NUM_RANKS, NUM_SUITS, TEN
 from baloot_env.config import from_mapping
-from baloot_env.errors import ConfigError
 from baloot_env.seats import NO_SEAT, partner_of
 
 # R1.3/R1.4: what a trump is worth for taking tricks, by rank 7 8 9 T J Q K A.
 TRUMP_VALUE = (1.0, 1.0, 3.0, 1.5, 4.0, 1.0, 1.0, 2.0)
-
-
-HeuristicConfigError = ConfigError  # a heuristic parameter that does not exist or has the wrong type
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,7 @@ class HeuristicConfig:
     @classmethod
     def from_dict(cls, data: object) -> HeuristicConfig:
         """Build from a mapping (``baloot_env.config.from_mapping``); unknown keys or non-numbers
-        raise ``HeuristicConfigError``."""
+        raise ``ConfigError``."""
         return from_mapping(cls, data, "heuristic param")
 
     def to_dict(self) -> dict[str, float]:

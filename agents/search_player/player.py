@@ -69,9 +69,6 @@ CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
 
 
-SearchConfigError = ConfigError  # a search parameter that does not exist or has a bad value
-
-
 @dataclass(frozen=True)
 class SearchConfig:
     """Parameters of the search player.
@@ -111,24 +108,24 @@ class SearchConfig:
         for name in ("worlds", "playouts", "min_worlds", "max_tries"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise SearchConfigError(f"search param {name} must be an integer >= 1, got {v!r}")
+                raise ConfigError(f"search param {name} must be an integer >= 1, got {v!r}")
         if isinstance(self.endgame_tricks, bool) or self.endgame_tricks not in range(0, NUM_TRICKS + 1):
-            raise SearchConfigError(f"search param endgame_tricks must be 0-8, got {self.endgame_tricks!r}")
+            raise ConfigError(f"search param endgame_tricks must be 0-8, got {self.endgame_tricks!r}")
         if not 0.0 <= self.epsilon <= 1.0:
-            raise SearchConfigError(f"search param epsilon must be in [0, 1], got {self.epsilon!r}")
+            raise ConfigError(f"search param epsilon must be in [0, 1], got {self.epsilon!r}")
         if self.time_budget < 0:
-            raise SearchConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
+            raise ConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
         if self.backend not in BACKENDS:
-            raise SearchConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
+            raise ConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.condition_play and self.backend != "core":
-            raise SearchConfigError("search param condition_play needs backend 'core'")
+            raise ConfigError("search param condition_play needs backend 'core'")
         if self.calls not in CALLS:
-            raise SearchConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
+            raise ConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
 
     @classmethod
     def from_dict(cls, data: object) -> SearchConfig:
         """Build from a mapping (``baloot_env.config.from_mapping``); unknown keys or wrong types
-        raise ``SearchConfigError``."""
+        raise ``ConfigError``."""
         return from_mapping(cls, data, "search param")
 
     def to_dict(self) -> dict[str, Any]:

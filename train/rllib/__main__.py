@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from eval.__main__ import OneLineParser, check_output_dir, one_line
+from eval.cli import OneLineParser, check_output_dir, one_line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("out", help="the bundle folder to write")
     b.add_argument("--name", default=None, help="the bundle's name (default RUN@STEPS)")
     args = p.parse_args(argv)
-    from agents.bundle import BundleError
+    from agents.neural.bundle import BundleError
     from train.rllib.checkpoint import CHECKPOINTS, RLlibCheckpointError, checkpoint_to_bundle, latest_checkpoint
 
     try:

@@ -18,7 +18,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from agents.network import NetSpec
+from agents.neural.network import NetSpec
 from baloot_env.observation import OBS_SIZE
 from train.rllib.config import RLlibTrainConfig
 from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
@@ -70,7 +70,7 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
     """RLlib PPO for this config (the mapping of the shared keys is in ``train.rllib.config``)."""
     r, p, e = cfg.rllib, cfg.ppo, cfg.env
     env_config = {"episode": e.episode, "reward": e.reward, "reward_scale": e.reward_scale, "match_bonus": e.match_bonus,
-                  "rules": e.rules, "privileged": cfg.net.privileged_critic, "heuristic": league.heuristic,
+                  "rules": e.rules.to_dict(), "privileged": cfg.net.privileged_critic, "heuristic": league.heuristic,
                   "seed": cfg.seed + 2000}  # fmt: skip
     specs = module_specs(cfg, league)
     learners = max(1, r.num_learners)

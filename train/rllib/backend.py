@@ -33,9 +33,8 @@ import ray
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
-from agents.network import BalootNet
+from agents.neural.network import BalootNet
 from baloot_env.rewards import Reward
-from baloot_env.rules import RuleConfig
 from baloot_io.atomic import remove_stale_temps
 from train.checkpoint import RunLock
 from train.config import ConfigError, save_config, to_dict
@@ -134,7 +133,6 @@ class RLlibTrainer:
         from train.trainer import EVAL_TAG, flat_hparams
 
         config = to_dict(self.cfg)
-        config["env"]["rules"] = RuleConfig.from_dict(self.cfg.env.rules).to_dict()  # every variant, defaults too
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
         for summary in hparams(flat_hparams(config), metrics):
             self.writer.file_writer.add_summary(summary)
@@ -161,7 +159,7 @@ class RLlibTrainer:
         self.algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
     def _bundle_weights(self, path: str) -> dict[str, torch.Tensor]:
-        from agents.bundle import BundleError, load_net
+        from agents.neural.bundle import BundleError, load_net
 
         try:
             net, _ = load_net(path)
@@ -186,7 +184,7 @@ class RLlibTrainer:
         init_like_sb3(net)
         if not self.quiet:
             _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
-        stats = pretrain(net, self.cfg.pretrain, self.cfg.seed, RuleConfig.from_dict(e.rules),
+        stats = pretrain(net, self.cfg.pretrain, self.cfg.seed, e.rules,
                          Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet)  # fmt: skip
         for k, v in stats.items():
             self.writer.add_scalar(f"pretrain/{k}", v, 0)
@@ -307,7 +305,7 @@ class RLlibTrainer:
     def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
         """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
         promotion rule, exactly as the SB3 backend (``train.evaluation.evaluate_run``)."""
-        from agents.bundle import load_net
+        from agents.neural.bundle import load_net
         from train.evaluation import evaluate_run
 
         def add_champion(candidate: Path) -> None:

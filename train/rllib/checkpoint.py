@@ -15,8 +15,8 @@ leaves no half checkpoint behind; ``latest_checkpoint`` picks the newest complet
 
 ``checkpoint_to_bundle`` reads the ``main`` module's weights out of a checkpoint without Ray
 (they are numpy arrays in RLlib's pickle, read by an unpickler that admits numpy arrays and
-nothing else), loads them strictly into ``agents.network.BalootNet`` and writes a policy bundle
-(``agents.bundle.save_bundle``) whose manifest's ``training`` names ``backend: rllib`` and the
+nothing else), loads them strictly into ``agents.neural.network.BalootNet`` and writes a policy bundle
+(``agents.neural.bundle.save_bundle``) whose manifest's ``training`` names ``backend: rllib`` and the
 checkpoint. ``python -m eval``, ``export`` and ``load_policy`` take it as any other bundle.
 """
 
@@ -31,6 +31,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic
 
 CHECKPOINTS = "checkpoints"
@@ -175,8 +176,8 @@ def checkpoint_to_bundle(
         RLlibCheckpointError: not a complete checkpoint, or weights that do not fit the
             architecture its config names.
     """
-    from agents.bundle import save_bundle
-    from agents.network import NetSpec
+    from agents.neural.bundle import save_bundle
+    from agents.neural.network import NetSpec
     from baloot_env.observation import OBS_SIZE
     from train.rllib.module import net_from_module_state
 
@@ -195,5 +196,5 @@ def checkpoint_to_bundle(
     steps = int(state["steps"])
     training = {**cfg, "backend": "rllib", "checkpoint": str(checkpoint), "steps": steps}
     run = Path(cfg.get("run_dir", "run")).name
-    return save_bundle(out, net, name=name or f"{run}@{steps}", rules=cfg["env"]["rules"], training=training,
+    return save_bundle(out, net, name=name or f"{run}@{steps}", rules=RuleConfig.from_dict(cfg["env"]["rules"]), training=training,
                        evaluations=evaluations)  # fmt: skip

@@ -10,7 +10,7 @@ Observation of every agent: ``Dict``
   - ``observations``: float32[OBS_SIZE], the seat's own view (``baloot_env.observation``);
   - ``action_mask``: float32[42], 1 for the legal actions (R9);
   - ``privileged`` (only with ``privileged=True``): float32[128], the four current hands
-    (me, next, partner, previous; ``agents.network.privileged_input``), for the value head of
+    (me, next, partner, previous; ``agents.neural.network.privileged_input``), for the value head of
     the privileged critic during training; the policy never reads it;
   - ``heuristic_action`` (only with ``heuristic=True``): int64[1], what the rule-based
     ``heuristic`` agent (deterministic) would do from this seat's ``PlayerView``. The ``heuristic`` RLModule
@@ -46,7 +46,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.base import PlayerView
-from agents.network import PRIVILEGED_SIZE, privileged_input
+from agents.neural.network import PRIVILEGED_SIZE, privileged_input
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS

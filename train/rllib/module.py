@@ -1,6 +1,6 @@
 """The RLlib modules: our ``BalootNet`` as an RLModule, and the two rule agents.
 
-``BalootRLModule`` holds one ``agents.network.BalootNet`` (``self.net``), the very network the
+``BalootRLModule`` holds one ``agents.neural.network.BalootNet`` (``self.net``), the very network the
 SB3 backend trains and the policy bundles hold: shared trunk, card-play head (actions 0-31),
 bidding head (32-41), the legal-action mask applied to the logits (illegal actions at
 ``MASKED_LOGIT``, as ``BalootNet.forward``), and the value head, which with
@@ -30,7 +30,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-from agents.network import MASKED_LOGIT, BalootNet, NetSpec
+from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec
 
 
 def _orthogonal(module: nn.Module, gain: float) -> None:

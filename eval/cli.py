@@ -1,0 +1,115 @@
+"""The command-line helpers of every ``python -m`` command (evaluation, training, the table).
+
+A bad command line is one line ``error: ...`` and exit code 2 (``OneLineParser``); inputs that
+argparse cannot judge (a count against a deal set, a path that cannot be written) are checked
+before any work starts and refused with ``InputError``; ``rules_arg`` reads ``--rules``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from baloot_env.errors import ConfigError
+from baloot_env.rules import RuleConfig
+
+RULES_HELP = (
+    "the rule variants of every hand: KEY=VALUE pairs of RuleConfig (sun_double=true deal_rotation=right), "
+    "or one YAML/JSON file holding them or a training config (its env.rules); default RULES.md"
+)
+
+
+class InputError(ValueError):
+    """A command-line input that cannot work (a count out of range, an unwritable path)."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one line, ``error: ...``, and exits with 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
+def one_line(e: BaseException) -> str:
+    """The exception's message on one line (a JSON or YAML error may span several)."""
+    return " ".join(str(e).split())
+
+
+def check_range(flag: str, value: int, low: int, high: int | None = None, note: str = "") -> None:
+    """``low <= value (<= high)``, else ``InputError`` naming the flag."""
+    if value < low or (high is not None and value > high):
+        want = f">= {low}" if high is None else f"between {low} and {high}"
+        raise InputError(f"{flag} must be {want}{note}, got {value}")
+
+
+def check_output_path(path: str | os.PathLike, flag: str) -> None:
+    """A file can be written at ``path`` (atomic writers create missing folders).
+
+    Refused: ``path`` is a folder, or the nearest existing folder above it is not a folder
+    (a file stands in the way) or is not writable.
+    """
+    p = Path(path)
+    if str(path).strip() == "" or p.is_dir():
+        raise InputError(f"{flag} {str(path)!r} is a folder, not a file path")
+    parent = p.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):  # the file itself is replaced, so only the folder matters
+        raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
+
+
+def check_output_dir(path: str | os.PathLike, what: str) -> None:
+    """A folder can be created (or used) at ``path``: not a file, and the nearest existing folder
+    at or above it is writable (its parent too when it exists: an old run is moved aside)."""
+    p = Path(path).absolute()
+    if p.exists() and not p.is_dir():
+        raise InputError(f"{what} {str(path)!r} is a file, not a folder")
+    at = p if p.exists() else p.parent
+    while not at.exists():
+        at = at.parent
+    if not at.is_dir():
+        raise InputError(f"{what} {str(path)!r}: {at} is a file, not a folder")
+    for folder in {at, p.parent} if p.exists() else {at}:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise InputError(f"{what} {str(path)!r}: the folder {folder} is not writable")
+
+
+def rules_arg(items: list[str] | None) -> RuleConfig:
+    """The ``RuleConfig`` that ``--rules`` names (``RULES_HELP``); None or no items: RULES.md.
+
+    Raises:
+        InputError: a missing or unreadable file, bad YAML, an unknown key or a bad value.
+    """
+    if not items:
+        return RuleConfig()
+    data: Any
+    if len(items) == 1 and "=" not in items[0]:
+        path = Path(items[0])
+        if not path.is_file():
+            raise InputError(f"--rules {items[0]!r}: no such file (or give KEY=VALUE pairs)")
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise InputError(f"--rules {items[0]!r} cannot be read: {one_line(e)}") from None
+        if isinstance(data, dict) and isinstance(data.get("env"), dict) and "rules" in data["env"]:
+            data = data["env"]["rules"] or {}  # a training config: its rules
+    else:
+        data = {}
+        for item in items:
+            key, sep, raw = item.partition("=")
+            if not sep or not key.strip():
+                raise InputError(f"--rules {item!r} must look like KEY=VALUE (or be one file)")
+            try:
+                data[key.strip()] = yaml.safe_load(raw)
+            except yaml.YAMLError as e:
+                raise InputError(f"--rules {item!r}: the value is not valid YAML: {one_line(e)}") from None
+    try:
+        return RuleConfig.from_dict(data)
+    except ConfigError as e:
+        raise InputError(f"--rules: {one_line(e)}") from None
