@@ -1,18 +1,17 @@
-"""Agents: the interface (``PlayerView``, ``Agent``), the registry and the players by kind.
+"""Agents: the interface (``Agent``, answering a ``baloot_env.view.PlayerView``), the registry
+and the players by kind.
 
 - ``base`` (the interface), ``registry`` (agents by name), ``random_agent``;
 - ``rule_based``: ``heuristic`` (calls) and ``card_play`` (play), the rule-based player;
 - ``search_player``: the sampled-worlds search player (``player``, ``sampling``, ``endgame``);
 - ``neural``: the network, a network as an agent, policy bundles, ONNX export, real positions.
-
-The older flat paths (``agents.rule_based.heuristic``, ``agents.search_player.player``, ``agents.neural.bundle``, ...) are the
-same modules under their former names.
 """
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.registry import AgentSpecError, known_agents, make_agent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
+from baloot_env.view import PlayerView
 
 __all__ = [
     "Agent", "AgentSpecError", "BundleError", "HeuristicAgent", "HeuristicConfig", "PlayerView", "RandomAgent",

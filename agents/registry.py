@@ -16,11 +16,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
+from baloot_env.view import PlayerView
 
 MAX_SPEC_DEPTH = 4  # agent spec files naming spec files: deeper is a loop (a file naming itself)
 

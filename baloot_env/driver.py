@@ -1,4 +1,4 @@
-"""One game of Baloot from the deal to the result: the single game driver (issue 11).
+"""One game of Baloot from the deal to the result: the single game driver.
 
 Every game loop in the project runs through a ``Table``: the PettingZoo environment
 (``baloot_env.env``), self-play training (``train.selfplay``), duplicate evaluation and its match

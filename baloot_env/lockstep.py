@@ -36,8 +36,10 @@ Seeding: game ``i`` draws its learner positions and its deals from
 ``Agent`` objects given, are re-seeded (``Agent.reset``) from the same ``SeedSequence``.
 Callables keep their own randomness.
 
-Needs numpy; ``agents`` (one layer up) is imported when a player is made from a spec or an
-``Agent`` is asked to act, since ``PlayerView`` lives there.
+Needs numpy. An agent named by a string (``"heuristic"``, a path) is made by the agent factory
+that an installed package declares in the entry-point group ``baloot_env.agents`` (this
+project's ``agents.registry.make_agent``, in ``pyproject.toml``): the engine names no layer above
+it, as Gymnasium finds environments by their registered entry points.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -86,7 +89,7 @@ class AgentPlayer:
         self.name = name or getattr(agent, "name", type(agent).__name__)
 
     def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        from agents.base import PlayerView
+        from baloot_env.view import PlayerView
 
         return list(self.agent.act_batch([PlayerView.from_state(s.hand, s.seat, s.context) for s in seats]))
 
@@ -114,6 +117,25 @@ class ArrayPlayer:
             self._reseed(seed)
 
 
+AGENT_FACTORY_GROUP = "baloot_env.agents"  # entry points: callables (spec, seed) -> agent
+
+
+def agent_factory() -> Callable[[str, int], Any]:
+    """The factory that makes agents from names and paths (module docstring).
+
+    Raises:
+        TypeError: no installed package declares one (the engine alone takes agents as objects).
+    """
+    found = entry_points(group=AGENT_FACTORY_GROUP)
+    if not found:
+        raise TypeError(
+            f"an agent name needs an agent factory (entry point group {AGENT_FACTORY_GROUP!r}; "
+            "pip install the project); without one, pass agents as objects or callables"
+        )
+    factory: Callable[[str, int], Any] = sorted(found, key=lambda ep: ep.name)[0].load()
+    return factory
+
+
 def make_player(spec: Any, seed: int = 0) -> Any:
     """A player for the non-learner seats from a spec, an ``Agent``, a policy or a callable
     (module docstring). Objects with ``act_seats`` are used as they are.
@@ -125,9 +147,7 @@ def make_player(spec: Any, seed: int = 0) -> Any:
     if hasattr(spec, "act_seats"):
         return spec
     if isinstance(spec, str):
-        from agents.registry import make_agent
-
-        spec = make_agent(spec, seed)
+        spec = agent_factory()(spec, seed)
     if hasattr(spec, "act_arrays"):  # a policy bundle: encode from the hands, one forward pass
         return ArrayPlayer(spec.act_arrays, getattr(spec, "name", "policy"), getattr(spec, "reset", None))
     if hasattr(spec, "act_batch") and hasattr(spec, "reset"):  # an agents.Agent

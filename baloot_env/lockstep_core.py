@@ -10,12 +10,12 @@ default) the N games are rows of one ``baloot_env.batch.BatchGame`` and this cla
   is another player's are grouped by player (in order of their first game) and each group's
   actions are one call and one kernel step. A policy on arrays (``ArrayPlayer``, a policy
   bundle's ``act_arrays``, a self-play network through ``LockstepGames.array_policy``) gets
-  the observation block of its games straight from the core, one forward per group; ``random``
-  (``agents.RandomAgent``) chooses from the masks with its own generator, exactly as it chooses
-  from a view; ``heuristic`` (``agents.HeuristicAgent``) is its numba port, run on the rows
-  (``agents.rule_based.batch_heuristic``, proven action for action equal to the agent); any
-  other agent gets its ``PlayerView`` built from the engine's ``HandState`` rebuilt from the row
-  (``baloot_env.core_table``);
+  the observation block of its games straight from the core, one forward per group; an agent
+  that offers a batched twin (``core_actions`` on ``CoreRows``, defined by its own class) acts
+  through it: ``random`` chooses from the masks with its own generator, exactly as it chooses
+  from a view, and ``heuristic`` runs its numba port on the rows (proven action for action
+  equal to the agent); any other agent gets its ``PlayerView`` built from the engine's
+  ``HandState`` rebuilt from the row (``baloot_env.core_table``);
 - hands' ends are booked by the lockstep's own ``_settle`` from the core's results (R11.4,
   R11.5) turned back into the engine's ``HandResult`` and ``MatchResult``, so rewards, episode
   ends, ``episode`` infos and summaries are one piece of code for both backends.
@@ -78,6 +78,31 @@ MAX_HISTORY = 64
 def deal_row(deal: Deal) -> list[int]:
     """A deal (R2.4) as the core's queue row: the cards as ``random_deal`` lays them out, the dealer."""
     return [c for h in deal.hands for c in h] + [deal.turned, *deal.stock, deal.dealer]
+
+
+class CoreRows:
+    """The games an agent's batched twin acts in, at their seats to act: what a twin may read.
+
+    An agent offers a twin by defining ``core_actions(rows: CoreRows) -> actions`` (one legal
+    action a row, the ones its ``act`` would choose from the same views; ``RandomAgent`` on the
+    masks, ``HeuristicAgent`` as numba kernels on the rows). ``games`` and ``rows`` are for
+    kernels that read the core's game rows; ``masks()`` gives the legal masks.
+    """
+
+    __slots__ = ("games", "rows", "_observe")
+
+    def __init__(self, games: np.ndarray, rows: np.ndarray, observe: Any):
+        self.games = games  # the core's game table (every game; ``rows`` says which act)
+        self.rows = rows
+        self._observe = observe
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def masks(self) -> np.ndarray:
+        """The legal masks (int8, one row per game in ``rows``, R9)."""
+        masks: np.ndarray = self._observe(self.rows)[1]
+        return masks
 
 
 class CoreLockstep:
@@ -278,23 +303,11 @@ class CoreLockstep:
         if kind == "arrays":
             obs, masks = self._observe_rows(rows)
             return np.asarray(how(obs, masks)).reshape(-1)
-        if kind == "heuristic":  # HeuristicAgent.act as kernels over the rows (agents.rule_based.batch_heuristic)
-            from agents.rule_based.batch_heuristic import heuristic_actions, heuristic_bars
-
-            chosen = np.empty(len(rows), np.int64)
-            heuristic_actions(self.core.state.games, heuristic_bars(how.config), rows, chosen)
-            return chosen
-        if kind == "random":  # RandomAgent.act: legal[rng.randrange(len(legal))], legal ascending
-            _, masks = self._observe_rows(rows)
-            rng = how.rng
-            out = []
-            for m in masks:
-                legal = np.flatnonzero(m)
-                out.append(int(legal[rng.randrange(len(legal))]))
-            return out
+        if kind == "twin":
+            return how.core_actions(CoreRows(self.core.state.games, rows, self._observe_rows))
         tables = [self.tables[i] for i in rows.tolist()]
         if kind == "views":
-            from agents.base import PlayerView
+            from baloot_env.view import PlayerView
 
             return how.act_batch([PlayerView.from_state(t.hand, t.to_act, t.context) for t in tables])
         from baloot_env.lockstep import Seat
@@ -303,21 +316,18 @@ class CoreLockstep:
 
     def _kind(self, player: Any) -> tuple[str, Any]:
         """How ``player`` is asked: "arrays" (a function on observation and mask blocks),
-        "heuristic" (``HeuristicAgent`` as kernels), "random" (``RandomAgent`` on the masks),
-        "views" (any other agent on ``PlayerView``s) or "seats" (``act_seats`` on the engine's
-        hands)."""
+        "twin" (an agent's own batched twin, ``core_actions`` on ``CoreRows``), "views" (any
+        other agent on ``PlayerView``s) or "seats" (``act_seats`` on the engine's hands)."""
         from baloot_env.lockstep import AgentPlayer, ArrayPlayer
 
         kind, how = "seats", None
         if isinstance(player, ArrayPlayer):
             kind, how = "arrays", player.fn
         elif isinstance(player, AgentPlayer):
-            from agents.random_agent import RandomAgent
-            from agents.rule_based.heuristic import HeuristicAgent
-
             agent = player.agent
-            kinds: dict[type, str] = {RandomAgent: "random", HeuristicAgent: "heuristic"}
-            kind = kinds.get(type(agent), "views")
+            # A twin mirrors the act of the class that defines it; a subclass may act otherwise,
+            # so it inherits none.
+            kind = "twin" if "core_actions" in type(agent).__dict__ else "views"
             how = agent
         else:
             fn = self.owner.array_policy(player)

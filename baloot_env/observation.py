@@ -1,4 +1,4 @@
-"""The observation vector: named pieces, each with its slice and meaning (issue 2, R11.3).
+"""The observation vector: named pieces, each with its slice and meaning (R11.3).
 
 The vector is built from the acting seat's point of view with seats relative to it:
 0 = me, 1 = next (plays after me), 2 = partner, 3 = previous. ``PIECES`` is the single

@@ -1,4 +1,4 @@
-"""Exactness of the batched core against the engine, at scale (issue 16).
+"""Exactness of the batched core against the engine, at scale.
 
 Plays at least ``--hands`` hands in hand episodes and as many again in match episodes through
 the batched core (``baloot_env.batch``) and the engine side by side (``run_differential``:

@@ -1,5 +1,5 @@
 """The ``heuristic`` player as kernels (``agents.rule_based.batch_heuristic``): exactness at
-scale and speed against the Python ``HeuristicAgent``, in one run, one process (issue 16).
+scale and speed against the Python ``HeuristicAgent``, in one run, one process.
 
 (a) Exactness: at least ``--decisions`` decisions compared (``run_heuristic_differential``:
     the kernel's action against ``HeuristicAgent().act(view)`` at every decision, the batched
@@ -31,7 +31,6 @@ from datetime import UTC, datetime
 import numba
 import numpy as np
 
-from agents.base import PlayerView
 from agents.rule_based import batch_heuristic as bh
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.batch import BatchGame
@@ -40,6 +39,7 @@ from baloot_env.batch.variants import variant_id, variants
 from baloot_env.deal import random_deal
 from baloot_env.match import MatchState, match_context
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 
 CHUNK = 4096  # views collected before their act calls are timed together
 

@@ -1,4 +1,4 @@
-"""Speed of the batched core on one core (issue 16), beside the engine and the AEC loop.
+"""Speed of the batched core on one core, beside the engine and the AEC loop.
 
 Measured in one run, one process (pin it to one core with ``taskset``):
 

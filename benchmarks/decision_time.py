@@ -1,11 +1,11 @@
-"""Seconds per decision of several agents on the same decisions, by phase (issue 12).
+"""Seconds per decision of several agents on the same decisions, by phase.
 
 The decisions are ``eval.league.decision_views``: the first deals of a deal set played by
 ``heuristic``, every seat's turn with more than one legal action (bidding R3, doubling R4, card
 play R5 as they come). Every agent answers every view, in a rotating order so that the load of a
 shared machine falls on all of them alike, after one untimed warm-up call (JIT compilation).
-The table gives the median and mean over all decisions and the median per phase: goal 2 of
-issue 12 compares agents at the same median time per decision.
+The table gives the median and mean over all decisions and the median per phase, so that
+agents can be compared at the same median time per decision.
 
 Run: ``taskset -c 0 .venv/bin/python benchmarks/decision_time.py --agents search
 runs/ns/A.json --positions 400``.

@@ -1,4 +1,4 @@
-"""Speed of the engine and of the AEC loop, on one core (issue 2 §5).
+"""Speed of the engine and of the AEC loop, on one core.
 
 (a) engine: random legal play through ``HandState`` alone, hands/s and decisions/s;
 (b) AEC loop: ``env.last()`` (observation + mask) then ``step``, decisions/s, for ``raw_env``

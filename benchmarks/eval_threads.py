@@ -1,4 +1,4 @@
-"""Evaluating a policy bundle: torch's default thread count against one thread per process (issue 10).
+"""Evaluating a policy bundle: torch's default thread count against one thread per process.
 
 Times ``eval.runner.run_duplicate(POLICY vs heuristic)`` on the first N deals of a development
 deal set, with torch's default thread count (one per core) and with one thread, in one run

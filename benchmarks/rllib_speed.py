@@ -1,5 +1,5 @@
 """Learner decisions per second: the RLlib backend with 0, 1, 2 EnvRunners against the SB3 backend,
-on the same config, and where the RLlib backend's time goes (issue 14).
+on the same config, and where the RLlib backend's time goes.
 
 Same config for both: ``configs/default.yaml``'s PPO (128 games, rollouts of 4,096 learner
 decisions, minibatch 1,024, 4 epochs, trunk 256-256, the privileged critic), no warm start, no

@@ -22,10 +22,10 @@ import platform
 import statistics
 import time
 
-from agents.base import PlayerView
 from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.player import BACKENDS, SearchAgent, SearchConfig
 from baloot_env.hand import DONE, PLAY, HandState
+from baloot_env.view import PlayerView
 from eval.deals import load_named
 
 

@@ -129,7 +129,9 @@ def run_main(argv: list[str]) -> int:
     if args.save_hands:
         from table.replay import save_eval_hands  # lazy: evaluation does not otherwise need the table
 
-        n = save_eval_hands(args.save_hands, args.a, args.b, ds, run.records, seed=args.seed, worst=args.save_worst)
+        n = save_eval_hands(
+            args.save_hands, args.a, args.b, ds, run.records, seed=args.seed, worst=args.save_worst, rules=args.rules
+        )
         print(f"hands: {n} stored in {args.save_hands} (python -m table --db {args.save_hands}, then /replay)")
     return 0
 

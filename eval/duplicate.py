@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Outcome, Table
 from baloot_env.errors import IllegalActionError
 from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 
 
 class AgentError(RuntimeError):

@@ -39,11 +39,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.registry import AGENTS, make_agent, policy_bundles, resolve_spec
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Table
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 from baloot_io.atomic import write_json_atomic
 from eval.deals import DealSet
 from eval.duplicate import hand_seed

@@ -24,9 +24,10 @@ import threading
 import time
 from typing import Any
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.registry import make_agent
 from baloot_env.errors import IllegalActionError
+from baloot_env.view import PlayerView
 from table.clocks import Clock
 from table.room import Refused, Room, RoomConfig
 from table.store import Store

@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.base import PlayerView
 from baloot_env.deal import parse_deal
 from baloot_env.driver import DealSource, Table
 from baloot_env.hand import HandState
 from baloot_env.match import MatchContext
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 from table.store import Store
 from table.views import all_message, view_message
 

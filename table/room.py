@@ -1,4 +1,4 @@
-"""One live table: the authoritative game state over ``baloot_env.driver.Table`` (issue 13).
+"""One live table: the authoritative game state over ``baloot_env.driver.Table``.
 
 A ``Room`` owns the match (a ``Table`` in "match" episodes, deals drawn from the room's seed),
 its seats (a person or an agent on each), the club's clocks (``clocks.ClubClock``, R10) and the

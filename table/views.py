@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.base import PlayerView
 from baloot_env.actions import action_name
 from baloot_env.cards import NUM_SEATS, card_name, cards_of, strength
 from baloot_env.hand import PLAY, HandState
 from baloot_env.match import MatchContext
+from baloot_env.view import PlayerView
 
 SUITS = "SHDC"
 

@@ -86,7 +86,7 @@ def test_bidding_view_equal_for_deals_that_differ_in_other_hands():
 
 def test_action_mask_matches_legal_actions_and_a_view_is_a_snapshot():
     """The view holds no handle to the state: after the hand moves on, it still shows (and
-    encodes) the moment it was built (issue 11: no stale-view error, no reading of the state)."""
+    encodes) the moment it was built (no reading of the state)."""
     from baloot_env.observation import encode
 
     state = HandState(random_deal(random.Random(0)))

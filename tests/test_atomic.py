@@ -1,4 +1,4 @@
-"""Atomic writes (issue 10): normal permissions, and no temporary file outlives a killed writer."""
+"""Atomic writes: normal permissions, and no temporary file outlives a killed writer."""
 
 from __future__ import annotations
 
@@ -60,11 +60,3 @@ def test_a_killed_writers_temporary_file_is_removed(tmp_path):
     assert len(removed) == 2
     assert list((tmp_path / "checkpoints").iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["checkpoints", mine.name, "notes.tmp"])
-
-
-def test_the_old_module_path_still_imports():
-    """``baloot_io.atomic`` moved to ``baloot_io.atomic`` (issue 15); the old path re-exports it."""
-    import baloot_io.atomic
-
-    names = ("TEMP_SUFFIX", "remove_stale_temps", "write_bytes_atomic", "write_json_atomic", "write_text_atomic")
-    assert [getattr(baloot_io.atomic, n) is getattr(baloot_io.atomic, n) for n in names] == [True] * len(names)

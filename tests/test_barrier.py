@@ -1,4 +1,4 @@
-"""The information barrier (issue 11): a ``PlayerView`` carries exactly what its seat may know,
+"""The information barrier: a ``PlayerView`` carries exactly what its seat may know,
 the rules and the match context included, and no handle to the full state; its observation is
 computed from its own fields and equals the environment's encoding bit for bit, so evaluation
 and training show a policy the same vector for the same situation.

@@ -1,4 +1,4 @@
-"""The batched core (``baloot_env.batch``) equals the engine, step by step (issue 16).
+"""The batched core (``baloot_env.batch``) equals the engine, step by step.
 
 The engine is the oracle: ``run_differential`` plays the core and ``HandState``/``MatchState``
 side by side on the same deals with the same random legal actions, and asserts at every

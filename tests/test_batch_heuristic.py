@@ -1,5 +1,5 @@
 """The ``heuristic`` player's kernels (``agents.rule_based.batch_heuristic``) equal
-``HeuristicAgent`` decision for decision (issue 16).
+``HeuristicAgent`` decision for decision.
 
 ``run_heuristic_differential`` plays the batched core and the engine side by side on the same
 deals and, at every decision, compares the kernel's action with ``HeuristicAgent().act(view)``

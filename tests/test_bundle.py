@@ -1,4 +1,4 @@
-"""Policy bundles (issue 6): verified before use, refused with a message naming the problem,
+"""Policy bundles: verified before use, refused with a message naming the problem,
 one log line after verification, array-level play without stable-baselines3."""
 
 from __future__ import annotations
@@ -231,7 +231,7 @@ def test_policy_plays_whole_hands_through_the_agent_interface_via_make_agent(tmp
         make_agent(str(folder))
 
 
-# ---------------------------------------------------------------- issue 10: forged or malformed manifests
+# ---------------------------------------------------------------- forged or malformed manifests
 def test_a_manifest_without_its_checksum_is_refused(tmp_path, caplog):
     """Deleting manifest_sha256 used to switch the integrity check off, so an edited manifest
     could show forged evaluation figures in the load line."""
@@ -314,7 +314,7 @@ def test_the_shipped_champion_loads(caplog):
     assert any("vs heuristic" in r.getMessage() for r in caplog.records)
 
 
-# ---------------------------------------------------------------- issue 10: one torch thread by default
+# ---------------------------------------------------------------- one torch thread by default
 @pytest.fixture
 def torch_threads():
     """Restore torch's thread count after the test, whatever it did."""

@@ -1,4 +1,4 @@
-"""``python -m train calls`` (issue 12): searched calls as the teacher of a policy's bid head.
+"""``python -m train calls``: searched calls as the teacher of a policy's bid head.
 
 The positions are call decisions with a choice; the labels are the searched calls; training
 moves only the bid head, so the card play, the trunk and the value are the base policy's to the

@@ -1,4 +1,4 @@
-"""Searched calls (issue 12): ``search`` with ``calls="searched"``.
+"""Searched calls: ``search`` with ``calls="searched"``.
 
 The kernel's value of a call in one deal equals the engine's own playout of that deal
 (``HandState`` with the Python ``heuristic`` for every seat, scored by R7); conditioning keeps a

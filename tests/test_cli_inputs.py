@@ -1,4 +1,4 @@
-"""Every command checks every input before any work starts (issue 10).
+"""Every command checks every input before any work starts.
 
 A bad input gives exit code 2 and exactly one line, ``error: ...``, naming the problem, on
 stderr; never a traceback; and nothing is done first (the function that would do the work is

@@ -1,4 +1,4 @@
-"""Distillation (issue 6): a tiny run makes a smaller bundle that loads and plays legal moves."""
+"""Distillation: a tiny run makes a smaller bundle that loads and plays legal moves."""
 
 from __future__ import annotations
 

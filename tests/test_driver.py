@@ -1,4 +1,4 @@
-"""The game driver (issue 11): one ``Table`` for deals, dealer rotation, hands, matches and
+"""The game driver: one ``Table`` for deals, dealer rotation, hands, matches and
 rewards, under the PettingZoo env, self-play training and evaluation alike.
 
 The last section plays the same seeded games through the PettingZoo env, the training vector env,

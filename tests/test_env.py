@@ -445,7 +445,7 @@ def test_refused_actions_leave_the_env_exactly_as_it_was(episode, reward):
         assert after_hand_end >= 6 and with_pending_reward >= 3, (after_hand_end, with_pending_reward)
 
 
-# ---------------------------------------------------------------- PettingZoo conventions (issue 11)
+# ---------------------------------------------------------------- PettingZoo conventions
 def test_pettingzoo_render_test(capsys):
     """PettingZoo's render_test: "ansi" returns the text, "human" prints it and returns None."""
     render_test(env)

@@ -1,4 +1,4 @@
-"""The examples run as written (issue 11): ``examples/*.py`` with tiny budgets, and every
+"""The examples run as written: ``examples/*.py`` with tiny budgets, and every
 ```python block of the README, each in a fresh interpreter from the repository root.
 
 A README block that needs a long run says so with the comment ``# not run in tests``; every other

@@ -1,4 +1,4 @@
-"""ONNX export (issue 6): onnxruntime and torch agree on real positions; the manifest goes beside."""
+"""ONNX export: onnxruntime and torch agree on real positions; the manifest goes beside."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The single-seat Gymnasium env (issue 11): ``baloot_env.single.BalootEnv``, registered as
+"""The single-seat Gymnasium env: ``baloot_env.single.BalootEnv``, registered as
 ``baloot/Baloot-v0``; it passes Gymnasium's ``check_env`` and trains with sb3-contrib as it is.
 (Its games equal the PettingZoo env's: tests/test_driver.py.)"""
 

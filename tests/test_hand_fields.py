@@ -1,4 +1,4 @@
-"""HandState's one field list (issue 15): clone, equality and the saved form follow it.
+"""HandState's one field list: clone, equality and the saved form follow it.
 
 A field added to ``HandState`` is declared once, as an annotation; these tests fail if it does
 not take part in copying, equality or save/restore, or if a phase module starts to hold more

@@ -130,3 +130,53 @@ def test_env_is_the_factory_even_after_the_submodule_was_imported():
     print("OK")
     """
     run_without((), code)
+
+
+# ---------------------------------------------------------------------- layers point one way
+# What each package may not import (STYLE.md: baloot_io, baloot_env <- agents <- eval <- train;
+# the table sits above evaluation).
+ABOVE = {
+    "baloot_io": {"baloot_env", "agents", "eval", "train", "table"},
+    "baloot_env": {"agents", "eval", "train", "table"},
+    "agents": {"eval", "train", "table"},
+    "eval": {"train", "table"},
+    "train": {"table"},
+}
+# The one import that still reaches up, with its reason: `python -m eval --save-hands` writes the
+# table's replay store (the optional table extra).
+REACHING_UP = {("eval/__main__.py", "table.replay")}
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every absolute import in ``path``, top level and inside functions: (line, module)."""
+    import ast
+
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append((node.lineno, node.module))
+    return out
+
+
+def test_no_package_imports_a_layer_above_it():
+    wrong = []
+    for package, banned in ABOVE.items():
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for line, module in _imports(path):
+                if module.split(".")[0] in banned and (rel, module) not in REACHING_UP:
+                    wrong.append(f"{rel}:{line} imports {module}")
+    assert not wrong, "imports that reach a layer above:\n" + "\n".join(wrong)
+    for rel, module in REACHING_UP:  # an exception that is gone is dropped from the list
+        assert any(m == module for _, m in _imports(ROOT / rel)), (rel, module)
+
+
+def test_the_environment_makes_named_agents_through_the_declared_factory():
+    """``opponents="heuristic"`` works without baloot_env naming agents: the factory is the
+    entry point the project declares."""
+    from agents.registry import make_agent
+    from baloot_env.lockstep import agent_factory
+
+    assert agent_factory() is make_agent

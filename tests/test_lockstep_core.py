@@ -1,4 +1,4 @@
-"""The lockstep on the batched core (issue 16): ``backend="core"`` against ``backend="python"``.
+"""The lockstep on the batched core: ``backend="core"`` against ``backend="python"``.
 
 The Python backend (one driver ``Table`` a game) is the reference. With the same seed (or the
 same given deals) and the same learner actions, the core backend must give identical
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents import HeuristicAgent
+from agents import HeuristicAgent, RandomAgent
 from baloot_env import BalootError, DealSource, IllegalActionError, RuleConfig, random_deal
 from baloot_env.vector import BalootVecEnv
 
@@ -123,6 +123,29 @@ def test_every_kind_of_player_on_both_backends():
     python = BalootVecEnv(8, opponents=counting("python"), seed=8, backend="python")
     _same_games(core, python, 60, seed=8, hands=False)
     assert calls["core"] == calls["python"] and max(calls["core"]) > 1  # the same batches
+
+
+@pytest.mark.parametrize("agent", [HeuristicAgent(), RandomAgent(3)], ids=["heuristic", "random"])
+def test_an_agent_with_a_twin_of_its_own_class_plays_through_it(agent, monkeypatch):
+    """``core_actions`` defined by the agent's class: the core never builds it a view; a subclass
+    (``PickyHeuristic``) inherits no twin and is asked on views."""
+
+    def no_views(self, views):
+        raise AssertionError("asked on views although it has a batched twin")
+
+    monkeypatch.setattr(type(agent), "act_batch", no_views)
+    venv = BalootVecEnv(4, opponents=agent, seed=2, backend="core")
+    venv.reset()
+    for _ in range(40):
+        venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+    picky = PickyHeuristic()
+    asked = []
+    monkeypatch.setattr(PickyHeuristic, "act_batch", lambda self, views: asked.append(len(views)) or [
+        HeuristicAgent.act(self, v) for v in views])  # fmt: skip
+    venv = BalootVecEnv(4, opponents=picky, seed=2, backend="core")
+    venv.reset()
+    venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+    assert asked
 
 
 def test_given_deals_are_played_in_order_and_running_out_ends_alike():

@@ -1,4 +1,4 @@
-"""``netsearch`` (issue 12, goal 2): the search guided by a policy network.
+"""``netsearch``: the search guided by a policy network.
 
 The card rule is checked against hand-made values; the agent against the plain search on the
 same worlds (same seed): with ``prior`` 0 its card is always one of the search's best cards, and

@@ -1,4 +1,4 @@
-"""The Node.js example (issue 6): it loads the exported model, verifies it and picks legal moves.
+"""The Node.js example: it loads the exported model, verifies it and picks legal moves.
 
 Runs only where ``node`` is on PATH and ``onnxruntime-node`` is installed in
 ``examples/node/node_modules`` or can be installed there with ``npm ci`` (set

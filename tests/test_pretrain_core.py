@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import PlayerView
 from agents.neural.network import privileged_input
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.deal import random_deal
 from baloot_env.driver import DealSource, Table
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 from train.config import PretrainConfig
 from train.pretrain import collect_core, uses_core
 

@@ -1,4 +1,4 @@
-"""The RLlib backend (issue 14): the MultiAgentEnv over the driver, BalootNet as an RLModule, the
+"""The RLlib backend: the MultiAgentEnv over the driver, BalootNet as an RLModule, the
 league's mapping, a short training run whose checkpoints become policy bundles that evaluate,
 export and promote, an EnvRunner killed mid-training, a driver killed and resumed.
 

@@ -1,4 +1,4 @@
-"""The search player (issue 4): consistent and uniform worlds, exact endgame, legal moves,
+"""The search player: consistent and uniform worlds, exact endgame, legal moves,
 no hidden information.
 
 Consistency is checked by the engine itself: a sampled world is turned into a deal (R2.4)
@@ -252,7 +252,7 @@ def _small_agent(seed: int = 0, backend: str = "core") -> SearchAgent:
     return SearchAgent(seed, SearchConfig(worlds=4, backend=backend))
 
 
-BACKENDS = ("core", "python")  # where the playouts run (issue 16; tests/test_search_core.py proves them equal)
+BACKENDS = ("core", "python")  # where the playouts run (tests/test_search_core.py proves them equal)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,4 +1,4 @@
-"""The search player on the batched core (issue 16): ``backend="core"`` equals ``"python"``.
+"""The search player on the batched core: ``backend="core"`` equals ``"python"``.
 
 Layer by layer: the engine's ``HandState`` as a core row (``baloot_env.batch.convert``) equals
 the core's own row column for column on the same deals and actions, and its observations and

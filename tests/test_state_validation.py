@@ -1,4 +1,4 @@
-"""Saved and constructed states are checked field by field (issue 10).
+"""Saved and constructed states are checked field by field.
 
 ``HandState.from_json`` takes untrusted data (a file, a message): every malformed field must be
 refused with a ``StateError`` naming the field, never with a ``TypeError``, ``KeyError`` or

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from agents.base import PlayerView
 from agents.registry import make_agent
 from baloot_env.cards import card_name
 from baloot_env.driver import DealSource, Table
+from baloot_env.view import PlayerView
 from eval.deals import generate
 from eval.runner import run_duplicate
 from table.replay import frames, save_eval_hands

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from agents.base import PlayerView
 from agents.registry import make_agent
 from baloot_env.actions import DOUBLE, HOKUM_BASE, PASS
 from baloot_env.hand import DOUBLING, PLAY
+from baloot_env.view import PlayerView
 from table.clocks import (
     AUTOPILOT,
     AWAY,

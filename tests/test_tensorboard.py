@@ -1,4 +1,4 @@
-"""TensorBoard logs of a training run (issue 11): every figure under one tag, development and test
+"""TensorBoard logs of a training run: every figure under one tag, development and test
 evaluations under their own tags at the steps they were made, the hyperparameters recorded."""
 
 from __future__ import annotations

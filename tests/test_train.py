@@ -1,4 +1,4 @@
-"""Training (issue 5): config, policy heads and masks, self-play rewards, seeding, checkpoints, CLI."""
+"""Training: config, policy heads and masks, self-play rewards, seeding, checkpoints, CLI."""
 
 from __future__ import annotations
 
@@ -303,7 +303,6 @@ def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
 @pytest.mark.slow  # over 10 s on 2 cores
 def test_warm_start_labels_come_from_the_named_teacher():
     """pretrain.teacher: labels are that agent's choices (here `search` and `heuristic` differ)."""
-    from agents.base import PlayerView  # noqa: F401 (the agents the teachers use)
     from baloot_env.rules import RuleConfig
     from train.config import PretrainConfig
     from train.pretrain import collect_parallel

@@ -1,4 +1,4 @@
-"""Trustworthy runs (issue 10): a run killed at any point resumes to the very weights of a run
+"""Trustworthy runs: a run killed at any point resumes to the very weights of a run
 that was never killed; one run directory, one live run; checkpoints hold only plain data;
 killed atomic writes leave nothing behind."""
 
@@ -27,7 +27,7 @@ from train.selfplay import SelfPlayVecEnv
 from train.trainer import BalootPPO
 
 # Evaluations every 128 decisions, checkpoints every 256: a promotion is often followed by a
-# stretch of training before the next checkpoint, the window issue 10 found a kill fatal in.
+# stretch of training before the next checkpoint, a window in which a kill once was fatal.
 # Seed, learning rate, entropy and the plain critic are pinned (not the main job's defaults) so
 # that this tiny run's promotion tests give both outcomes: promotions at 128 and 384, rejections
 # at 256 and 512 (the unkilled fixture checks that the matrix exercises both).

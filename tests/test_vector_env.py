@@ -1,6 +1,6 @@
-"""The public vector env (issue 11): ``baloot_env.vector.BalootVecEnv``, an SB3 ``VecEnv`` with
+"""The public vector env: ``baloot_env.vector.BalootVecEnv``, an SB3 ``VecEnv`` with
 ``action_masks()`` and a working ``seed()``; the other seats played by any agent or policy, in
-batches; on the batched core by default (issue 16). (Its games equal the PettingZoo env's:
+batches; on the batched core by default. (Its games equal the PettingZoo env's:
 tests/test_driver.py; its two backends' games each other's: tests/test_lockstep_core.py.)"""
 
 from __future__ import annotations

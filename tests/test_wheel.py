@@ -1,4 +1,4 @@
-"""A built wheel works outside the repository (issue 11).
+"""A built wheel works outside the repository.
 
 The wheel is built from a copy of the packages (so the checkout gets no build/ or egg-info) and
 installed into a fresh venv that has no site packages of its own. Its third-party dependencies

@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import PlayerView
 from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
 from agents.neural.policy import PolicyAgent
@@ -45,6 +44,7 @@ from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DOUBLING
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
+from baloot_env.view import PlayerView
 from train.config import CallsConfig, validate_calls
 
 HELD_OUT = 0.05

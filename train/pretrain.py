@@ -29,7 +29,6 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from agents.base import PlayerView
 from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
@@ -37,6 +36,7 @@ from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 

@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.neural.network import BalootNet
 from baloot_env.actions import NUM_ACTIONS
+from baloot_env.view import PlayerView
 
 
 class PolicyAgent(Agent):

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
+from baloot_env.view import PlayerView
 
 
 @dataclass(frozen=True)

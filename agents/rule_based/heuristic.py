@@ -25,15 +25,21 @@ Card play is in ``agents.rule_based.card_play``. Every decision is a few integer
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.base import Agent, PlayerView
+import numpy as np
+
+from agents.base import Agent
 from agents.rule_based.card_play import choose_card
 from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN_ACTION, THREE
 from baloot_env.bidding import FIRST_ROUND, SECOND_ROUND
 from baloot_env.cards import ACE, KING, NUM_RANKS, NUM_SUITS, TEN
 from baloot_env.config import from_mapping
 from baloot_env.seats import NO_SEAT, partner_of
+from baloot_env.view import PlayerView
+
+if TYPE_CHECKING:
+    from baloot_env.lockstep_core import CoreRows
 
 # R1.3/R1.4: what a trump is worth for taking tricks, by rank 7 8 9 T J Q K A.
 TRUMP_VALUE = (1.0, 1.0, 3.0, 1.5, 4.0, 1.0, 1.0, 2.0)
@@ -131,6 +137,16 @@ class HeuristicAgent(Agent):
 
     def describe(self) -> dict[str, Any]:
         return {"agent": self.name, "params": self.config.to_dict()}
+
+    def core_actions(self, rows: CoreRows) -> np.ndarray:
+        """``act`` on the batched core's games (``baloot_env.lockstep_core.CoreRows``): its numba
+        port on the rows (``agents.rule_based.batch_heuristic``, proven action for action equal)."""
+        # imported here: the port's numba kernels load only when the core asks for them
+        from agents.rule_based.batch_heuristic import heuristic_actions, heuristic_bars
+
+        chosen = np.empty(len(rows), np.int64)
+        heuristic_actions(rows.games, heuristic_bars(self.config), rows.rows, chosen)
+        return chosen
 
     def act(self, view: PlayerView) -> int:
         phase = view.phase

@@ -1,4 +1,4 @@
-"""Searched calls on the batched core (issue 12): the value of every legal bid in sampled deals.
+"""Searched calls on the batched core: the value of every legal bid in sampled deals.
 
 For one bidding decision (R3) the Python side (``agents.search_player.calls``) samples candidate
 deals consistent with the seat's view (its own five cards and the turned card, R2.2) and builds

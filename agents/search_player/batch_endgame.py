@@ -1,4 +1,4 @@
-"""``endgame.solve`` as a numba kernel on a row of the batched core (issue 16).
+"""``endgame.solve`` as a numba kernel on a row of the batched core.
 
 The same exact perfect-information alpha-beta as ``agents.search_player.endgame``: the seats of
 ``team`` maximise, the others minimise, and a finished hand is worth the leaf value (its score

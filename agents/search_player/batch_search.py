@@ -1,4 +1,4 @@
-"""The search player's playouts on the batched core (issue 16): ``backend="core"``.
+"""The search player's playouts on the batched core: ``backend="core"``.
 
 For one card decision (R5) the Python side samples the worlds (``sampling.WorldSampler``: exact,
 and it reads only the view) and builds one row of the core (``baloot_env.batch.state``) from the

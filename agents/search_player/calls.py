@@ -1,4 +1,4 @@
-"""Searched calls (issue 12): every legal bid valued by playing sampled deals to the end.
+"""Searched calls: every legal bid valued by playing sampled deals to the end.
 
 The search player's own choice of bid (R3) when ``SearchConfig.calls`` is ``"searched"``: the
 seat knows its five cards and the turned card (R2.2); the other 26 cards are shuffled into the
@@ -23,7 +23,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.base import PlayerView
 from agents.rule_based.batch_heuristic.view import heuristic_bars
 from agents.search_player.batch_calls import FIRST, call_sums
 from baloot_env.batch.convert import state_row
@@ -33,6 +32,7 @@ from baloot_env.deal import Deal
 from baloot_env.hand import BIDDING, HandState
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
+from baloot_env.view import PlayerView
 
 
 @lru_cache(maxsize=16)

@@ -1,4 +1,4 @@
-"""Exact perfect-information search of the last tricks of one world (issue 4).
+"""Exact perfect-information search of the last tricks of one world.
 
 ``solve`` plays out every legal continuation of a position whose four hands are all known
 (a sampled world) by alpha-beta minimax: the seats of ``team`` maximise, the others minimise,

@@ -1,4 +1,4 @@
-"""``netsearch``: the sampled-worlds search guided by a trained network (issue 12, goal 2).
+"""``netsearch``: the sampled-worlds search guided by a trained network.
 
 The search player (``agents.search_player.player``) values every legal card by playing it out
 in sampled worlds; by default its bidding and doubling are the ``heuristic`` agent's bars.
@@ -36,12 +36,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
+from baloot_env.view import PlayerView
 
 BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
 DEFAULT_POLICY = "policies/champion"

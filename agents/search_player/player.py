@@ -1,4 +1,4 @@
-"""``search``: sampled hidden hands with lookahead (issue 4).
+"""``search``: sampled hidden hands with lookahead.
 
 For each card decision (R5) the player
 
@@ -11,7 +11,7 @@ For each card decision (R5) the player
 3. plays the card with the best mean hand score of its team minus the other team's (game
    points of the hand, R7, with the world's projects and baloot, R6).
 
-Two backends play step 2 (``SearchConfig.backend``). ``"core"`` (the default, issue 16) turns the
+Two backends play step 2 (``SearchConfig.backend``). ``"core"`` (the default) turns the
 view into one row of the batched core (``world_row``: ``build_world`` through
 ``baloot_env.batch.convert.state_row``) and plays every (world, card) in one numba kernel call
 (``agents.search_player.batch_search``: the heuristic kernel, then the endgame as a kernel);
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, PlayerView
+from agents.base import Agent
 from agents.rule_based.card_play import choose_card
 from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.endgame import solve
@@ -60,9 +60,10 @@ from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_ba
 from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
 from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
+from baloot_env.view import PlayerView
 
-# The core backend's worlds in the median time the Python backend took for 16 (the default
-# before issue 16): benchmarks/search_speed.py measured 381 on the same decisions.
+# The core backend's worlds in the median time the Python backend takes for 16 worlds:
+# benchmarks/search_speed.py measured 381 on the same decisions.
 SEARCH_DEFAULT_WORLDS = 384
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
 CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)

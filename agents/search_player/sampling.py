@@ -1,4 +1,4 @@
-"""Sampling the hidden cards: worlds consistent with everything one seat knows (issue 4).
+"""Sampling the hidden cards: worlds consistent with everything one seat knows.
 
 A *world* gives every other seat a holding: the cards it has now. It must agree with what the
 seat may know from a ``PlayerView`` and nothing else:

@@ -45,7 +45,6 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.base import PlayerView
 from agents.neural.network import PRIVILEGED_SIZE, privileged_input
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
@@ -54,6 +53,7 @@ from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 
 AGENTS = tuple(f"player_{s}" for s in range(NUM_SEATS))
 ENV_NAME = "baloot_rllib"  # the name registered with ray.tune (train.rllib.backend)

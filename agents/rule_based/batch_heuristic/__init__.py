@@ -1,4 +1,4 @@
-"""The ``heuristic`` player as numba kernels over the batched core's state (issue 16).
+"""The ``heuristic`` player as numba kernels over the batched core's state.
 
 The readable player (``agents.rule_based.heuristic``, ``card_play``) is the reference; these
 kernels choose, for a game of the batched core (``baloot_env.batch``), the action that

@@ -67,11 +67,11 @@ def run_heuristic_differential(
     """
     import time
 
-    from agents.base import PlayerView
     from agents.rule_based.heuristic import HeuristicAgent
     from baloot_env.batch.differential import DiffStats, _check, _finish, _start
     from baloot_env.batch.game import BatchGame
     from baloot_env.match import MatchState, match_context
+    from baloot_env.view import PlayerView
 
     agent = HeuristicAgent(seed, config)
     bars = heuristic_bars(config)
