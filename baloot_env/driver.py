@@ -14,8 +14,9 @@ chains (``eval.duplicate``), warm-start labelling (``train.pretrain``) and posit
   ``MatchResult``, the episode is over) and what it paid each team (``baloot_env.rewards``);
 - the match context every seat knows (``context``, ``baloot_env.match.MatchContext``).
 
-The agents are not the driver's business: callers ask ``to_act``, build that seat's view
-(``agents.PlayerView.from_table``) and ``apply`` the answer. Standard library only.
+The agents are not the driver's business: ``baloot_env.loop.play`` asks ``to_act``, builds
+that seat's view (``baloot_env.view.PlayerView.from_table``) and applies the answer. Standard
+library only.
 """
 
 from __future__ import annotations

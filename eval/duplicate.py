@@ -21,9 +21,9 @@ from agents.base import Agent
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Outcome, Table
 from baloot_env.errors import IllegalActionError
+from baloot_env.loop import play
 from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
-from baloot_env.view import PlayerView
 
 
 class AgentError(RuntimeError):
@@ -41,16 +41,14 @@ def play_hand(table: Table, team_agents: tuple[Agent, Agent], seeds: tuple[int, 
     (R1.1), each agent re-seeded first; returns the ``Outcome`` of the hand's last action."""
     team_agents[0].reset(seeds[0])
     team_agents[1].reset(seeds[1])
-    while True:
+    try:
+        for turn in play(table, lambda view: team_agents[view.seat & 1].act(view)):
+            if turn.outcome.hand_result is not None:
+                return turn.outcome
+    except IllegalActionError as e:  # refused: the table still waits for that seat
         seat = table.to_act
-        agent = team_agents[seat & 1]
-        action = agent.act(PlayerView.from_table(table, seat))
-        try:
-            outcome = table.apply(action)
-        except IllegalActionError as e:
-            raise AgentError(f"agent {agent.name!r} on seat {seat} chose an illegal action: {e}") from None
-        if outcome.hand_result is not None:
-            return outcome
+        raise AgentError(f"agent {team_agents[seat & 1].name!r} on seat {seat} chose an illegal action: {e}") from None
+    raise ValueError("the table's episode was over before its hand ended")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from agents.base import Agent
 from agents.registry import AGENTS, make_agent, policy_bundles, resolve_spec
 from baloot_env.deal import Deal
 from baloot_env.driver import DealSource, Table
+from baloot_env.loop import play
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_json_atomic
@@ -115,13 +116,14 @@ def _hand_views(
     table.reset()
     out: list[PlayerView] = []
     seeds = (hand_seed(seed, "timing", index, 0), hand_seed(seed, "timing", index, 1))
-    while not table.over and len(out) < limit:
-        seat = table.to_act
-        agent.reset(seeds[seat & 1])  # the seed of the seat's team, as in duplicate.play_hand
-        view = PlayerView.from_table(table, seat)
-        if view.legal_mask & (view.legal_mask - 1):  # more than one legal action
-            out.append(view)
-        table.apply(agent.act(view))
+
+    def choose(view: PlayerView) -> int:
+        agent.reset(seeds[view.seat & 1])  # the seed of the seat's team, as in duplicate.play_hand
+        return agent.act(view)
+
+    for turn in play(table, choose, until=lambda _: len(out) >= limit):
+        if turn.view.legal_mask & (turn.view.legal_mask - 1):  # more than one legal action
+            out.append(turn.view)
     return out
 
 

@@ -26,6 +26,7 @@ from agents.neural.bundle import (
     update_evaluations,
 )
 from agents.neural.network import BalootNet, NetSpec
+from agents.neural.policy import sample_masked
 from agents.neural.positions import collect_positions
 from agents.registry import AgentSpecError, make_agent
 from agents.rule_based.heuristic import HeuristicAgent
@@ -358,3 +359,42 @@ def test_a_refused_bundle_leaves_torch_threads_alone(tmp_path, torch_threads):
     with pytest.raises(BundleError):
         load_policy(folder)
     assert torch.get_num_threads() == 2
+
+
+# ---------------------------------------------------------------- the one masked sampler
+class _Fixed:
+    """A generator whose draws are given (u / total in [0, 1))."""
+
+    def __init__(self, draws):
+        self.draws = np.asarray(draws, dtype=np.float64)
+
+    def random(self, n):
+        assert n == len(self.draws)
+        return self.draws
+
+
+def test_the_masked_sampler_never_draws_an_illegal_action():
+    """At u = 0 the first legal action; just below the total the last one; zeros are skipped."""
+    probs = np.zeros((3, 42))
+    probs[:, [3, 7, 40]] = [0.25, 0.5, 0.25]
+    assert sample_masked(probs, _Fixed([0.0, 0.5 - 1e-12, 1 - 1e-16])) == [3, 7, 40]
+    assert sample_masked(probs, _Fixed([0.25, 0.75, 0.999])) == [7, 40, 40]  # boundaries go right
+    unnormalised = probs * 3.0
+    assert sample_masked(unnormalised, _Fixed([0.0, 0.3, 0.9])) == [3, 7, 40]
+
+
+def test_every_network_player_samples_with_it():
+    """The bundle agent, the opponent pool's snapshots and self-play's opponent arrays draw the
+    same actions from the same probabilities and generator state."""
+    import train.opponents
+    import train.selfplay
+
+    assert train.opponents.sample_masked is sample_masked and train.selfplay.sample_masked is sample_masked
+    rng = np.random.default_rng(4)
+    probs = rng.random((500, 42)) * (rng.random((500, 42)) < 0.3)
+    probs[:, 0] += 1e-3  # every row has a legal action
+    picks = sample_masked(probs, np.random.default_rng(9))
+    assert all(probs[i, a] > 0 for i, a in enumerate(picks))
+    u = np.random.default_rng(9).random(500) * probs.sum(axis=1)
+    cum = np.cumsum(probs, axis=1)
+    assert picks == [int(np.argmax(row > x)) for row, x in zip(cum, u, strict=True)]  # inverse CDF

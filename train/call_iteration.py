@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.base import Agent
 from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
 from agents.neural.policy import PolicyAgent
@@ -42,6 +43,7 @@ from baloot_env.cards import cards_of
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DOUBLING
+from baloot_env.loop import play
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
@@ -95,11 +97,13 @@ def collect_call_views(
         other = heuristic if rng.random() < heuristic_share else policy
         teams = [policy, other] if rng.random() < 0.5 else [other, policy]
         policy.reset(int(rng.integers(2**62)))
-        while not table.over and table.hand.phase in (BIDDING, DOUBLING):
-            view = PlayerView.from_table(table, table.to_act)
-            if len(cards_of(view.legal_mask)) > 1 and len(views) < count:
-                views.append(view)
-            table.apply(teams[team_of(view.seat)].act(view))
+
+        def choose(view: PlayerView, teams: list[Agent] = teams) -> int:
+            return teams[team_of(view.seat)].act(view)
+
+        for turn in play(table, choose, until=lambda view: view.phase not in (BIDDING, DOUBLING)):
+            if len(cards_of(turn.view.legal_mask)) > 1 and len(views) < count:
+                views.append(turn.view)
     return views
 
 

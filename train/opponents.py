@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from agents.neural.network import BalootNet, NetSpec
+from agents.neural.policy import sample_masked
 from agents.registry import make_agent
 from baloot_env.lockstep import AgentPlayer, Seat
 from baloot_env.observation import action_mask, encode
@@ -42,9 +43,7 @@ class NetOpponent:
             logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
             probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
         probs *= masks  # exactly zero on illegal actions
-        cum = np.cumsum(probs, axis=1)
-        u = self.rng.random(len(seats)) * cum[:, -1]
-        return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
+        return sample_masked(probs, self.rng)
 
 
 class AgentOpponent(AgentPlayer):

@@ -33,6 +33,7 @@ from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
+from baloot_env.loop import play
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
@@ -68,9 +69,10 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: R
         table.reset()
         start, teams = k, []
         outcome = None
-        while not table.over:
-            seat = table.to_act
-            view = PlayerView.from_table(table, seat)
+
+        def choose(view: PlayerView, teams: list[int] = teams) -> int:
+            nonlocal k
+            seat = view.seat
             scores = None
             if decide is not None:
                 label, scores = decide(view)
@@ -91,8 +93,10 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: R
                     targets[k, label] = 1.0
                 teams.append(seat % 2)
                 k += 1
-            move = rng.choice(view.legal_actions) if rng.random() < random_share else label
-            outcome = table.apply(move)
+            return int(rng.choice(view.legal_actions)) if rng.random() < random_share else label
+
+        for turn in play(table, choose):
+            outcome = turn.outcome
         for j, team in enumerate(teams):
             values[start + j] = outcome.rewards[team]
     return obs, masks, targets, values

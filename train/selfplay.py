@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.neural.policy import sample_masked
 from baloot_env.rewards import Reward
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
@@ -53,9 +54,7 @@ def net_actions(opponent: NetOpponent, obs: np.ndarray, masks: np.ndarray) -> li
         logits, _ = opponent.net(torch.from_numpy(obs), torch.from_numpy(masks))
         probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
     probs *= masks  # exactly zero on illegal actions
-    cum = np.cumsum(probs, axis=1)
-    u = opponent.rng.random(len(obs)) * cum[:, -1]
-    return [int(a) for a in (cum < u[:, None]).sum(axis=1)]
+    return sample_masked(probs, opponent.rng)
 
 
 class SelfPlayVecEnv(BalootVecEnv):

@@ -28,6 +28,22 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.view import PlayerView
 
 
+def sample_masked(probs: np.ndarray, rng: np.random.Generator) -> list[int]:
+    """One action a row drawn from ``probs`` (N x 42, zero on illegal actions, rows need not
+    sum to 1), one ``rng.random`` draw a row: the one masked sampler of every network player.
+
+    Inverse CDF: the first action whose cumulative probability exceeds ``u``, uniform in
+    [0, row total). That action has positive probability, so an illegal action (probability 0)
+    is never drawn, even at u = 0; the fallback (u rounded up to the total) takes the last action
+    with positive probability.
+    """
+    cum = np.cumsum(probs, axis=1)
+    u = rng.random(len(probs)) * cum[:, -1]
+    picks = (cum <= u[:, None]).sum(axis=1)
+    last = NUM_ACTIONS - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
+    return [int(a) for a in np.where(picks > last, last, picks)]
+
+
 class PolicyAgent(Agent):
     """A ``BalootNet`` as an agent; greedy (``deterministic``) or sampling from its policy."""
 
@@ -111,15 +127,7 @@ class PolicyAgent(Agent):
         if greedy:
             logits, _ = self.logits_and_value(obs, masks)
             return [int(a) for a in logits.argmax(axis=1)]
-        probs = self.probabilities(obs, masks)
-        cum = np.cumsum(probs, axis=1)
-        u = self._np_rng.random(len(probs)) * cum[:, -1]
-        # The first index whose cumulative probability exceeds u has positive probability; the
-        # fallback (u rounded up to the total) takes the last action with positive probability.
-        picks = (cum <= u[:, None]).sum(axis=1)
-        last = NUM_ACTIONS - 1 - np.argmax(probs[:, ::-1] > 0, axis=1)
-        picks = np.where(picks > last, last, picks)
-        return [int(a) for a in picks]
+        return sample_masked(self.probabilities(obs, masks), self._np_rng)
 
     def describe(self) -> dict[str, Any]:
         return {"agent": self.name, "weights_sha256": self.manifest.get("weights_sha256")}

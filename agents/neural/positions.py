@@ -18,6 +18,7 @@ import numpy as np
 from agents.base import Agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
+from baloot_env.loop import play
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
@@ -77,17 +78,17 @@ def collect_positions(
         for agent in team:
             agent.reset(int(rng.integers(2**62)))
         hands += 1
-        while not table.over and n < count:
-            view = PlayerView.from_table(table, table.to_act)
-            obs[n] = view.observation()
-            masks[n] = view.action_mask()
-            phases.append(view.phase)
-            n += 1
+
+        def choose(view: PlayerView, team: list[Agent] = team) -> int:
             if epsilon and rng.random() < epsilon:
-                action = int(rng.choice(view.legal_actions))
-            else:
-                action = team[team_of(view.seat)].act(view)
-            table.apply(action)
+                return int(rng.choice(view.legal_actions))
+            return team[team_of(view.seat)].act(view)
+
+        for turn in play(table, choose, until=lambda _: len(phases) >= count):
+            obs[n] = turn.view.observation()  # a view is a snapshot: its turn's observation
+            masks[n] = turn.view.action_mask()
+            phases.append(turn.view.phase)
+            n += 1
         if progress is not None:
             progress(n, count)
     return Positions(obs, masks, np.array(phases), hands)
