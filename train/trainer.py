@@ -37,6 +37,7 @@ from train.config import ConfigError, TrainConfig, load_config, save_config, to_
 from train.evaluation import promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
+from train.progress import progress_line
 from train.selfplay import SelfPlayVecEnv
 
 
@@ -335,15 +336,7 @@ class Trainer:
         for k, v in stats.items():
             logger.record(f"selfplay/{k}", v)
         if not self.quiet:
-            last = self.evals[-1] if self.evals else None
-            ev = (
-                f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]"
-                if last
-                else ""
-            )
-            wins = " ".join(f"{k[12:]} {v:.0%}" for k, v in stats.items() if k.startswith("win_rate_vs_"))
-            _log(f"{self.steps:,}/{self.cfg.ppo.total_steps:,} decisions | {rate:,.0f}/s | "
-                 f"reward {stats.get('episode_reward', 0):+.3f} | wins {wins}{ev}")  # fmt: skip
+            _log(progress_line(self.steps, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ evaluation
     def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:

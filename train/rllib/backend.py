@@ -39,6 +39,7 @@ from baloot_io.atomic import remove_stale_temps
 from train.checkpoint import RunLock
 from train.config import ConfigError, save_config, to_dict
 from train.evaluation import promotion_state, restore_promotion_state
+from train.progress import progress_line
 from train.rllib.algorithm import build_algorithm, connect_ray, module_specs, net_spec
 from train.rllib.checkpoint import (
     checkpoint_to_bundle,
@@ -285,15 +286,7 @@ class RLlibTrainer:
         self.last_stats, self.sums = stats, {}
         w.flush()
         if not self.quiet:
-            last = self.evals[-1] if self.evals else None
-            ev = (
-                f" | eval vs {last['opponent']} {last['mean']:+.2f} [{last['ci95'][0]:+.2f}, {last['ci95'][1]:+.2f}]"
-                if last
-                else ""
-            )
-            wins = " ".join(f"{k[12:]} {v:.0%}" for k, v in stats.items() if k.startswith("win_rate_vs_"))
-            _log(f"{s:,}/{self.cfg.ppo.total_steps:,} decisions | {rate:,.0f}/s | "
-                 f"reward {stats.get('episode_reward', 0):+.3f} | wins {wins}{ev}")  # fmt: skip
+            _log(progress_line(s, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ bundles and evaluation
     def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
