@@ -8,7 +8,7 @@ of its state matrix per game. Everything outside the kernels speaks the engine's
 
 ``hand_from_row`` rebuilds the engine's ``HandState`` of a row field by field (``HandState.
 from_fields``): the row holds every field but the order of the calls and cards, which the
-lockstep keeps beside it as the hand's history of (seat, action). ``tests/test_lockstep_core.py``
+lockstep keeps beside it as the hand's history of (seat, action). ``tests/baloot_env/test_lockstep_core.py``
 holds the result equal to the engine's own state (``HandState.__eq__``: every field) at every
 step of random games, and ``load_data`` checks it again on every restore.
 """

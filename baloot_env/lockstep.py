@@ -73,7 +73,7 @@ class Seat:
     """One decision for another player: the hand, the seat and its match context.
 
     Array players encode it straight from the hand (the fast path, equal to the seat's
-    ``PlayerView.observation()``, tests/test_barrier.py); agents get the seat's ``PlayerView``.
+    ``PlayerView.observation()``, tests/baloot_env/test_barrier.py); agents get the seat's ``PlayerView``.
     """
 
     hand: HandState

@@ -23,7 +23,7 @@ default) the N games are rows of one ``baloot_env.batch.BatchGame`` and this cla
 Deals come from each game's ``driver.DealSource`` (the game's generator, as with tables): every
 deal is queued in the core just before the core deals it. So the core backend plays the very
 games the Python backend plays for the same seed, and the same learner actions give the same
-observations, masks, rewards and infos (``tests/test_lockstep_core.py``).
+observations, masks, rewards and infos (``tests/baloot_env/test_lockstep_core.py``).
 
 The core runs without automatic reset: a finished hand waits in the done phase while its end is
 booked (the terminal observation is read there), then the next deal is queued and dealt.

@@ -2,9 +2,9 @@
 
 Each step shows the acting seat, its legal actions, the action taken, and every seat's view of
 the public state (the non-zero observation pieces, by name), so a golden file in
-``tests/golden/`` pins the rules, the observation layout and the rewards at once. A change that
+``tests/baloot_env/golden/`` pins the rules, the observation layout and the rewards at once. A change that
 alters any of them shows up as a readable diff; regenerate with
-``python -m baloot_env.playthrough SEED > tests/golden/playthrough_SEED.txt`` after checking it.
+``python -m baloot_env.playthrough SEED > tests/baloot_env/golden/playthrough_SEED.txt`` after checking it.
 """
 
 from __future__ import annotations

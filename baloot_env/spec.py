@@ -1,7 +1,7 @@
 """The README's generated tables (action table R9, observation pieces).
 
 ``python -m baloot_env.spec`` rewrites the README sections between the GENERATED markers;
-``tests/test_spec_docs.py`` fails when the README and the code drift apart.
+``tests/baloot_env/test_spec_docs.py`` fails when the README and the code drift apart.
 """
 
 from __future__ import annotations

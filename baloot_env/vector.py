@@ -6,8 +6,8 @@ Games: ``n_envs`` games, by default on the compiled batched core (``backend="cor
 ``baloot_env.lockstep_core``: every step of all games is one kernel call), or each on the game
 driver (``backend="python"``, ``baloot_env.driver.Table``), the one behind the PettingZoo env
 ``baloot_v0``, self-play training and evaluation: the same rules, deals, observations and
-rewards either way (tests/test_driver.py plays the same games through all of them,
-tests/test_lockstep_core.py the two backends side by side).
+rewards either way (tests/baloot_env/test_driver.py plays the same games through all of them,
+tests/baloot_env/test_lockstep_core.py the two backends side by side).
 
 Learner: ``learner="team"`` plays both seats of one team (R1.1); ``learner="seat"`` plays one
 seat and its partner is played like the opponents (or by ``partner``). ``position`` fixes the

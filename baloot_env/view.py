@@ -7,7 +7,7 @@ the rule variants of the table (public, V1-V9) and the match around the hand (mo
 deals played, hands left, R8). The cards of the other seats and the stock are never copied into
 it, and it keeps no handle to the full state: its observation vector is computed from its own
 fields (``baloot_env.observation.encode_view``), equal bit for bit to the environment's
-``encode(state, seat, context)`` (tests/test_barrier.py).
+``encode(state, seat, context)`` (tests/baloot_env/test_barrier.py).
 
 Legality comes from one place, ``HandState.legal_mask()`` (R9); the view copies that mask.
 """

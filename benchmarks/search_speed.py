@@ -4,7 +4,7 @@ Plays the first ``--hands`` deals of a deal set with ``search`` (16 worlds) on t
 ``heuristic`` on team 1, and at every card decision of team 0 (R5) times each configuration
 ``BACKEND:WORLDS`` of ``--configs`` on that same view, in a rotating order so that the load of a
 shared machine falls on all of them alike. The two backends choose the same cards with the same
-worlds (``tests/test_search_core.py``), so the positions do not depend on which one drives.
+worlds (``tests/agents/test_search_core.py``), so the positions do not depend on which one drives.
 Forced cards (one legal card) are answered at once; the figures are given with and without them.
 
 With ``--reference`` (default ``python:16``), the line after the table gives, for the core

@@ -4,7 +4,7 @@
 ``eval.runner.run_duplicate`` cuts the work (``plan_tasks``) and puts the results together;
 this module only plays the tasks, each with ``runner.play_task`` (every hand seeded from
 (seed, deal index, team)). So the report (``eval.report.summarize``) is the local run's, figure
-for figure, however many machines play (``tests/test_ray_eval.py``); only its ``seconds`` differ.
+for figure, however many machines play (``tests/eval/test_ray_eval.py``); only its ``seconds`` differ.
 
 A cluster's machines do not share this one's files, so the agents travel with the tasks: a
 policy bundle as its two files (verified again by ``load_policy`` where it is loaded), an agent

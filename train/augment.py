@@ -12,7 +12,7 @@ the 32 cards and the four ``hokum`` calls. The privileged critic's extra input (
 32 cards) is permuted like the card pieces.
 
 ``SuitPermutations.apply(obs, masks, actions, perm)`` permutes a batch, each row by its own
-permutation; ``tests/test_augment.py`` checks it against encoding a renamed game.
+permutation; ``tests/train/test_augment.py`` checks it against encoding a renamed game.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ candidate deal in order:
 
 and stops once ``worlds`` deals have been accepted. The ``heuristic`` kernel is the Python
 player's exact twin, so every value equals the engine's own playout of the same deal
-(``tests/test_call_search.py``).
+(``tests/agents/test_call_search.py``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The same exact perfect-information alpha-beta as ``agents.search_player.endgame`
 for ``team`` minus the other's, R6, R7). The search is iterative (an explicit stack of frames,
 one per card played) instead of recursive, and visits the cards in the same ascending order;
 alpha-beta returns the exact minimax value whatever the order, so the value equals the Python
-solver's (``tests/test_search_core.py``).
+solver's (``tests/agents/test_search_core.py``).
 
 The leaf is scored by the core itself: the world's row with the final card points and tricks
 written in, through ``results.finish_played`` (R6.3-R6.5, R7), as ``player.leaf_function`` does

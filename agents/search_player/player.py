@@ -17,7 +17,7 @@ view into one row of the batched core (``world_row``: ``build_world`` through
 (``agents.search_player.batch_search``: the heuristic kernel, then the endgame as a kernel);
 ``"python"`` plays them through ``HandState``. With the same worlds (the same seed) and
 ``epsilon`` 0 both give the same values to the bit, so the same cards
-(``tests/test_search_core.py``). The core is about 20 times faster: the default 384 worlds take
+(``tests/agents/test_search_core.py``). The core is about 20 times faster: the default 384 worlds take
 the median time that 16 took through ``HandState`` (``benchmarks/search_speed.py``).
 
 The same worlds serve every card (common random numbers), so the comparison between cards

@@ -2,7 +2,7 @@
 
 The readable engine (``baloot_env.hand``, ``match``, ``observation``) is the reference; this
 package plays the same rules (R1-R8, every ``RuleConfig`` variant) over arrays and is proven
-equal to it step by step (``tests/test_batch_core.py``, ``benchmarks/batch_exactness.py``).
+equal to it step by step (``tests/baloot_env/test_batch_core.py``, ``benchmarks/batch_exactness.py``).
 
 Modules, one concept each, mirroring the engine: ``state`` (the arrays, their columns and the
 switches), ``tables`` (lookup tables computed by the engine's functions), ``bits``, ``deal``

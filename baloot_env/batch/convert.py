@@ -3,7 +3,7 @@
 ``state_row(state, match)`` writes every column the rules read from the engine's fields, so a
 game can be handed from the readable engine to the kernels mid-hand: an evaluation position, or a
 search player's sampled world (whose ``deal`` is not known: its ``DEAL`` columns are then -1 but
-for the turned card). ``tests/test_search_core.py`` proves it column for column against the
+for the turned card). ``tests/agents/test_search_core.py`` proves it column for column against the
 core's own rows on the same deals and actions, and the observations and masks of converted
 states against the engine's ``encode`` and ``action_mask`` for every seat.
 

@@ -5,7 +5,7 @@ The engine (``HandState``, ``MatchState``, ``encode``, ``action_mask``, ``HandRe
 own, handed to the engine) and the same random legal actions, chosen outside the kernels from
 one generator; at every decision the seat to act, its mask and its observation (bit for bit)
 must agree, and at every hand's and match's end the results and scores. Used by
-``tests/test_batch_core.py`` and ``benchmarks/batch_exactness.py``.
+``tests/baloot_env/test_batch_core.py`` and ``benchmarks/batch_exactness.py``.
 """
 
 from __future__ import annotations

@@ -67,7 +67,7 @@ def deal_queue(deals: Sequence[Sequence[Deal | dict]]) -> tuple[np.ndarray, np.n
 
 class BatchGame:
     """N games of Baloot in lockstep (the readable engine, ``HandState``/``MatchState``, is the
-    reference; ``tests/test_batch_core.py`` proves the two equal step by step).
+    reference; ``tests/baloot_env/test_batch_core.py`` proves the two equal step by step).
 
     Args:
         num_games: N.

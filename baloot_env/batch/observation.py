@@ -2,7 +2,7 @@
 
 Every offset below is read from ``observation.PIECES`` through ``piece_slice`` at import, and
 the sizes the kernel relies on are checked against the pieces, so the two encoders cannot drift
-apart silently; ``tests/test_batch_core.py`` compares them bit for bit.
+apart silently; ``tests/baloot_env/test_batch_core.py`` compares them bit for bit.
 """
 
 from __future__ import annotations

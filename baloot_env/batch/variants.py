@@ -1,6 +1,6 @@
 """The rule variants the differential checks run over (``RuleConfig``, V1-V9), and the rewards.
 
-One list for ``tests/test_batch_core.py``, ``tests/test_batch_heuristic.py``,
+One list for ``tests/baloot_env/test_batch_core.py``, ``tests/agents/test_batch_heuristic.py``,
 ``benchmarks/batch_exactness.py`` and ``benchmarks/batch_heuristic.py``: every switch flipped
 from its default alone, random combinations of all of them, and a short name for each.
 """

@@ -3,7 +3,7 @@
 The readable player (``agents.rule_based.heuristic``, ``card_play``) is the reference; these
 kernels choose, for a game of the batched core (``baloot_env.batch``), the action that
 ``HeuristicAgent(config=config).act(view)`` chooses for the view of the seat to act, bid for
-bid, double for double, card for card (``tests/test_batch_heuristic.py``,
+bid, double for double, card for card (``tests/agents/test_batch_heuristic.py``,
 ``benchmarks/batch_heuristic.py``). The agent is deterministic (its seed is never read), so
 there is no random tie-break to reproduce: every tie is broken as Python's ``min``/``max``
 break them, by the first card in ascending id order, and the one float comparison of card play

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 
 import pytest
+from shared import killed_writer_temp
 
 from baloot_io.atomic import TEMP_SUFFIX, remove_stale_temps, write_bytes_atomic, write_json_atomic
 
@@ -30,22 +29,6 @@ def test_written_files_get_the_mode_of_any_new_file(tmp_path, umask022):
     write_json_atomic(tmp_path / "private.json", {})
     assert stat.S_IMODE((tmp_path / "private.json").stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)] == []
-
-
-def killed_writer_temp(folder) -> str:
-    """Start a write in a child process and kill it (os._exit) before the rename; the temp's name."""
-    code = (
-        "import os, sys\n"
-        "import baloot_io.atomic as a\n"
-        "a.os.replace = lambda *_: os._exit(9)\n"  # the process dies between the write and the rename
-        "a.write_bytes_atomic(sys.argv[1], b'half')\n"
-    )
-    before = set(os.listdir(folder))
-    r = subprocess.run([sys.executable, "-c", code, str(folder / "state.json")], timeout=60)
-    assert r.returncode == 9
-    left = sorted(set(os.listdir(folder)) - before)
-    assert len(left) == 1 and left[0].endswith(TEMP_SUFFIX), left  # what a kill leaves
-    return left[0]
 
 
 def test_a_killed_writers_temporary_file_is_removed(tmp_path):

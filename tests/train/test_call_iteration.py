@@ -113,8 +113,8 @@ def test_a_training_run_with_a_call_step_changes_only_the_bid_head_after_ppo(tmp
     """``calls.positions`` > 0: the final bundle is the last checkpoint's network with a new bid
     head (trunk, card head and value head equal to the checkpoint's), and the summary has the fit."""
     import yaml
+    from test_train import tiny
 
-    from tests.test_train import tiny
     from train.__main__ import main as train_main
     from train.checkpoint import latest_checkpoint, load_checkpoint
 

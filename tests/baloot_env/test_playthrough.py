@@ -2,7 +2,7 @@
 
 A failure here means a rule, an observation piece or a reward changed: read the diff, and if
 the change is intended, bump the env/observation version as STYLE.md says and regenerate with
-``python -m baloot_env.playthrough SEED > tests/golden/playthrough_SEED.txt``.
+``python -m baloot_env.playthrough SEED > tests/baloot_env/golden/playthrough_SEED.txt``.
 """
 
 from pathlib import Path

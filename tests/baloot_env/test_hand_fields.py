@@ -20,7 +20,7 @@ from baloot_env.deal import random_deal
 from baloot_env.hand import STATE_FIELDS, HandState
 from baloot_env.hand_io import OUTSIDE_SNAPSHOT
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _mid_hand(seed: int = 3) -> HandState:

@@ -252,7 +252,7 @@ def _small_agent(seed: int = 0, backend: str = "core") -> SearchAgent:
     return SearchAgent(seed, SearchConfig(worlds=4, backend=backend))
 
 
-BACKENDS = ("core", "python")  # where the playouts run (tests/test_search_core.py proves them equal)
+BACKENDS = ("core", "python")  # where the playouts run (tests/agents/test_search_core.py proves them equal)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -24,7 +24,7 @@ from agents.neural.positions import collect_positions  # noqa: E402
 from agents.rule_based.heuristic import HeuristicAgent  # noqa: E402
 from eval.export import export_onnx, manifest_path  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "node"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "node"
 pytestmark = pytest.mark.slow  # may install onnxruntime-node (about 10 s)
 
 

@@ -1,7 +1,7 @@
 """The public vector env: ``baloot_env.vector.BalootVecEnv``, an SB3 ``VecEnv`` with
 ``action_masks()`` and a working ``seed()``; the other seats played by any agent or policy, in
 batches; on the batched core by default. (Its games equal the PettingZoo env's:
-tests/test_driver.py; its two backends' games each other's: tests/test_lockstep_core.py.)"""
+tests/baloot_env/test_driver.py; its two backends' games each other's: tests/baloot_env/test_lockstep_core.py.)"""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _key(log: list) -> list:
 @pytest.mark.parametrize("backend", ["core", "python"])
 def test_seed_then_reset_replays_the_same_games_and_other_seeds_differ(backend):
     """SB3 calls seed(s) then reset(): the games (and the agents it made) start over from s, as a
-    new env built with seed s would (on either backend; tests/test_lockstep_core.py holds the two
+    new env built with seed s would (on either backend; tests/baloot_env/test_lockstep_core.py holds the two
     to the same games)."""
     a = BalootVecEnv(4, opponents="random", seed=3, backend=backend)
     first = (a.reset().tobytes(), _key(_play(a, 120)))

@@ -39,7 +39,7 @@ from train.rllib.env import AGENTS, BalootMultiAgentEnv, seat_of  # noqa: E402
 from train.rllib.league import MAIN, LeagueMapping, selfplay_stats  # noqa: E402
 from train.rllib.module import BalootRLModule, net_from_module_state  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = [  # a few hundred learner decisions of a small network: the CI run
     "ppo.n_envs=8", "ppo.n_steps=32", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.learning_rate=0.0003",
     "net.trunk=[32]", "net.head_hidden=16", "net.value_hidden=[16]", "pretrain.positions=0",
@@ -63,7 +63,7 @@ def ray_2cpus():
 
 
 def _promote_on_difference(d, look, looks, *args, **kwargs):
-    """Test double of the promotion test (as tests/test_train_faults.py): a candidate that plays
+    """Test double of the promotion test (as tests/train/test_train_faults.py): a candidate that plays
     differently from the champion is promoted, so the champion path runs on a tiny network."""
     m, _ = mean_sd(d)
     return SequentialDecision("promote" if m != 0 else "reject", look, len(d), 9.0 if m != 0 else 0.0, 1.0)

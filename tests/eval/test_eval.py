@@ -29,7 +29,7 @@ from eval.stats import (
     wilson_ci95,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMALL_SHA256 = "4d167d1984c82fa771fbf10a54f51f1adf5cc6e82b7ff6cdb58312fe76c8b067"
 STANDARD960_SHA256 = "afb0187be49fcf798f3711df4084cd8b80e13c80ca6fe2ef7658733c32331f68"
 DEV960_SHA256 = "bef94607124aacc6bb2f82823421764e0aef4a8e52aa8ca7122fcef1b8c8444e"

@@ -30,7 +30,7 @@ CHROMIUM = os.environ.get("BALOOT_CHROMIUM") or next(
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium binary found (apt-get install chromium, or set BALOOT_CHROMIUM)"
 )
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WAIT = 15_000  # ms
 
 

@@ -21,7 +21,7 @@ from baloot_env.driver import Outcome
 from baloot_env.hand import PLAY
 from baloot_env.observation import encode, piece_slice
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = [
     RuleConfig(),
     RuleConfig(match="hands", hands=5, sun_double=True),

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from shared import make_bundle
 
 from agents.neural.bundle import load_net, read_manifest
 from eval.__main__ import main as eval_main
 from eval.record import main as record_main
-from tests.test_bundle import make_bundle
 
 
 def _report(tmp_path, a: str, deal_set: str, name: str) -> str:

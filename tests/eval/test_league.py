@@ -21,7 +21,7 @@ from eval.league import (
 )
 from eval.league_plot import plot_league
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHAMPION = str(ROOT / "policies" / "champion")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

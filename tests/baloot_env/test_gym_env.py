@@ -1,6 +1,6 @@
 """The single-seat Gymnasium env: ``baloot_env.single.BalootEnv``, registered as
 ``baloot/Baloot-v0``; it passes Gymnasium's ``check_env`` and trains with sb3-contrib as it is.
-(Its games equal the PettingZoo env's: tests/test_driver.py.)"""
+(Its games equal the PettingZoo env's: tests/baloot_env/test_driver.py.)"""
 
 from __future__ import annotations
 

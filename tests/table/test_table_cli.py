@@ -17,7 +17,7 @@ pytest.importorskip("fastapi", reason="the table server needs the 'table' extra 
 
 from table.testing import get, post  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:

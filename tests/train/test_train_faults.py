@@ -380,7 +380,7 @@ def test_games_in_progress_survive_a_plain_data_checkpoint_exactly(tmp_path, epi
 
 # ---------------------------------------------------------------------- stale temporary files
 def test_a_training_run_removes_what_killed_atomic_writes_left(tmp_path):
-    from test_atomic import killed_writer_temp
+    from shared import killed_writer_temp
 
     from baloot_io.atomic import TEMP_SUFFIX
     from train.trainer import Trainer

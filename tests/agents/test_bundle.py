@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from shared import EVAL, SMALL_NET, make_bundle
 
 from agents.neural.bundle import (
     MANIFEST,
@@ -33,17 +34,8 @@ from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.observation import OBS_VERSION
 from baloot_env.rules import RuleConfig
 
-SMALL = NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,))
-EVAL = {"opponent": "heuristic", "deal_set": "small", "checksum": "4d167d1984c8abc", "deals": 64,
-        "mean": 1.25, "sd": 3.0, "ci95": [0.5, 2.0], "date": "2026-01-01T00:00:00+00:00"}  # fmt: skip
-REPO = Path(__file__).resolve().parent.parent
-
-
-def make_bundle(path: Path, spec: NetSpec = SMALL, seed: int = 0, **kw) -> Path:
-    torch.manual_seed(seed)
-    return save_bundle(
-        path, BalootNet(spec), name=kw.pop("name", "tiny"), evaluations=kw.pop("evaluations", [EVAL]), **kw
-    )
+SMALL = NetSpec(**SMALL_NET)
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

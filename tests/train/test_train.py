@@ -279,7 +279,7 @@ def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, 
     events.Reload()
     sections = {t.split("/")[0] for t in events.Tags()["scalars"]}
     assert {"charts", "losses", "eval", "selfplay", "pretrain"} <= sections
-    assert "train" not in sections  # SB3's train/* written once, as losses/* (tests/test_tensorboard.py)
+    assert "train" not in sections  # SB3's train/* written once, as losses/* (tests/train/test_tensorboard.py)
     assert latest_checkpoint(run).is_file()
     summary = (run / "summary.json").read_text()
     assert '"final_evaluation"' in summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES_DOC = ROOT / "docs" / "RULES.md"
 CITING_FOLDERS = ("baloot_env", "agents", "train", "eval", "tests", "benchmarks", "examples")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from baloot_env.observation import OBS_SIZE, PIECES, piece_slice
 from baloot_env.spec import render_readme
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_tables_match_code():
