@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
+from baloot_io.atomic import write_json_atomic
 from eval.cli import (
     RULES_HELP,
     InputError,
@@ -35,7 +36,7 @@ from eval.duplicate import AgentError
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
 from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
-from eval.report import format_table, plot, summarize, write_json_atomic
+from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
 
 AGENT_HELP = f"an agent: {', '.join(known_agents())}, or a path to an agent file"
@@ -220,7 +221,8 @@ def league_main(argv: list[str]) -> int:
 
 
 def export_main(argv: list[str]) -> int:
-    from eval.export import ExportError  # torch: imported only for export
+    # imported here: export needs torch and onnx, which the rest of evaluation does not load
+    from agents.neural.export import ExportError
     from eval.export import export_main as run_export
 
     try:

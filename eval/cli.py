@@ -46,7 +46,7 @@ def check_range(flag: str, value: int, low: int, high: int | None = None, note: 
         raise InputError(f"{flag} must be {want}{note}, got {value}")
 
 
-def check_output_path(path: str | os.PathLike, flag: str) -> None:
+def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
     """A file can be written at ``path`` (atomic writers create missing folders).
 
     Refused: ``path`` is a folder, or the nearest existing folder above it is not a folder
@@ -64,7 +64,7 @@ def check_output_path(path: str | os.PathLike, flag: str) -> None:
         raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
 
 
-def check_output_dir(path: str | os.PathLike, what: str) -> None:
+def check_output_dir(path: str | os.PathLike[str], what: str) -> None:
     """A folder can be created (or used) at ``path``: not a file, and the nearest existing folder
     at or above it is writable (its parent too when it exists: an old run is moved aside)."""
     p = Path(path).absolute()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +94,7 @@ class DealSet:
         deals = self.deals[:n]
         return DealSet(f"{self.name}[:{n}]", self.seed, deals, checksum_of(deals), self.role)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "name": self.name,
@@ -119,7 +120,7 @@ def generate(name: str, seed: int, count: int, role: str = DEVELOPMENT) -> DealS
     return DealSet(name, seed, deals, checksum_of(deals), role)
 
 
-def save(deal_set: DealSet, path: str | os.PathLike) -> None:
+def save(deal_set: DealSet, path: str | os.PathLike[str]) -> None:
     """Write the set, one deal per line, atomically (temp file + rename)."""
     data = deal_set.to_json()
     head = {k: v for k, v in data.items() if k != "deals"}
@@ -129,7 +130,7 @@ def save(deal_set: DealSet, path: str | os.PathLike) -> None:
     write_text_atomic(path, text)
 
 
-def load(path: str | os.PathLike | Traversable) -> DealSet:
+def load(path: str | os.PathLike[str] | Traversable) -> DealSet:
     """Read and verify a deal set file (a path, or a packaged file such as ``DEALS_DIR / "small.json"``).
 
     Raises:

@@ -108,7 +108,9 @@ def play_deal(
     for team_agents in ((agent_a, agent_b), (agent_b, agent_a)):
         table = Table(rules, "hand", DealSource(deals=[deal]))
         table.reset()
-        records.append(TableRecord.of(play_hand(table, team_agents, seeds).hand_result))
+        result = play_hand(table, team_agents, seeds).hand_result
+        assert result is not None  # play_hand returns the outcome that ended the hand
+        records.append(TableRecord.of(result))
     return DealRecord(index, (records[0], records[1]))
 
 

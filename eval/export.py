@@ -1,23 +1,17 @@
 """``python -m eval export``: the command line of the ONNX export.
 
-The export itself lives beside the bundles it reads, in ``agents.neural.export``; its names are
-re-exported here, so ``eval.export.export_onnx`` and the rest keep working.
+The export itself lives beside the bundles it reads, in ``agents.neural.export``.
 """
 
 from __future__ import annotations
 
-from agents.neural.export import (  # noqa: F401 (re-exported)
-    INPUTS,
+from agents.neural.export import (
     MIN_OPSET,
-    OUTPUTS,
     ExportError,
-    Parity,
-    check_parity,
     export_onnx,
     manifest_path,
     max_opset,
     time_onnx,
-    time_onnx_models,
     verify_export,
 )
 

@@ -204,7 +204,7 @@ def _identity(spec: str, agent: Agent) -> dict[str, Any]:
     }
 
 
-def pair_path(pairs_dir: str | os.PathLike, spec_a: str, spec_b: str) -> Path:
+def pair_path(pairs_dir: str | os.PathLike[str], spec_a: str, spec_b: str) -> Path:
     """The file of the pair {A, B} in ``pairs_dir`` (the same for B vs A)."""
     x, y = sorted((spec_a, spec_b))
     digest = hashlib.sha256(f"{x}\0{y}".encode()).hexdigest()[:10]
@@ -235,12 +235,13 @@ def _read_pair(path: Path) -> dict[str, Any] | None:
     )
     if not ok:
         raise LeagueError(f"league pair file {path} is corrupt (not a {PAIR_FORMAT} record); delete it to replay")
-    return data
+    pair: dict[str, Any] = data
+    return pair
 
 
 def _pair_key(
     pair: tuple[str, str], identity: dict[str, Any], deal_set: DealSet, checksum: str, seed: int, rules: RuleConfig
-) -> dict:
+) -> dict[str, Any]:
     return {
         "rules": rules.to_dict(),
         "agents": list(pair),
@@ -277,7 +278,7 @@ def league(
     progress: bool = False,
     torch_threads: int | None = None,
     time_positions: int = DEFAULT_TIME_POSITIONS,
-    pairs_dir: str | os.PathLike | None = None,
+    pairs_dir: str | os.PathLike[str] | None = None,
     rules: RuleConfig | None = None,
     other_rules: bool = False,
 ) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from baloot_io.atomic import write_bytes_atomic
 
 
-def plot_league(rep: dict[str, Any], path: str | os.PathLike) -> bool:
+def plot_league(rep: dict[str, Any], path: str | os.PathLike[str]) -> bool:
     """PNG (written atomically): (left) the matrix of mean d as a heatmap with the values in the
     cells, (right) the Elo ratings as bars; agents in rating order, best first. False without
     matplotlib."""

@@ -31,8 +31,8 @@ from typing import Any
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from baloot_env.rules import RuleConfig
+from baloot_io.atomic import write_json_atomic, write_text_atomic
 from eval.deals import DEFAULT_SET, DealSetError, require_development
-from eval.report import write_json_atomic, write_text_atomic
 from eval.runner import RulesMismatchError, check_rules, run_duplicate
 from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
 
@@ -77,7 +77,7 @@ class PromotionConfig:
     other_rules: bool = False  # let a policy bundle play under rules other than its manifest's
 
 
-def read_pointer(path: str | os.PathLike) -> dict[str, Any] | None:
+def read_pointer(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The pointer dict when ``path`` is a champion pointer file, else None (an agent file)."""
     try:
         with open(path, encoding="utf-8") as f:

@@ -26,7 +26,7 @@ from typing import Any
 from agents.registry import AGENTS, SPEC_PARAMS, load_spec_file, make_agent, resolve_spec
 from baloot_env.deal import parse_deal
 from baloot_env.rules import RuleConfig
-from eval.runner import _units, play_task
+from eval.runner import Task, _units, play_task
 
 SPEC_DIR = "baloot-ray-agents"  # under the worker's temp folder: agents materialised from their bytes
 _AGENTS: dict[tuple[str, int], Any] = {}  # per worker process: (packed spec digest, seed) -> agent
@@ -87,7 +87,7 @@ def unpack_spec(packed: dict[str, Any], root: Path | None = None) -> str:
     """The spec ``make_agent`` takes on this machine for ``pack_spec``'s data (files written under
     ``root``, by default the temp folder, in a folder named by the data's digest)."""
     if packed["kind"] == "name":
-        return packed["spec"]
+        return str(packed["spec"])
     root = Path(root or tempfile.gettempdir()) / SPEC_DIR / _digest(packed)
     path = root / packed["name"]
     if packed["kind"] == "bundle":
@@ -119,8 +119,14 @@ def _agent(packed: dict[str, Any], seed: int) -> Any:
 
 
 def _play_remote(
-    a: dict, b: dict, deals: list[dict], seed: int, rules: RuleConfig, torch_threads: int, task: tuple
-) -> tuple:
+    a: dict[str, Any],
+    b: dict[str, Any],
+    deals: list[dict[str, Any]],
+    seed: int,
+    rules: RuleConfig,
+    torch_threads: int,
+    task: Task,
+) -> tuple[Task, Any]:
     """One task of ``runner.plan_tasks``, played where Ray puts it: ``(task, result)``."""
     agent_a, agent_b = _agent(a, seed), _agent(b, seed)
     torch = sys.modules.get("torch")  # loaded only by a policy's agent
@@ -130,10 +136,10 @@ def _play_remote(
 
 
 def run_tasks(
-    tasks: list[tuple],
+    tasks: list[Task],
     spec_a: str,
     spec_b: str,
-    deals: list[dict],
+    deals: list[dict[str, Any]],
     seed: int,
     rules: RuleConfig,
     torch_threads: int,
@@ -141,7 +147,7 @@ def run_tasks(
     *,
     address: str = "local",
     num_cpus: int | None = None,
-) -> dict[tuple, Any]:
+) -> dict[Task, Any]:
     """The Ray executor of ``eval.runner.run_duplicate``: every task's result, by task.
 
     Args:
@@ -164,7 +170,7 @@ def run_tasks(
         remote = ray.remote(num_cpus=1)(_play_remote)
         shared = [ray.put(x) for x in (packed_a, packed_b, deals)]
         pending = [remote.remote(*shared, seed, rules, torch_threads, t) for t in tasks]
-        results: dict[tuple, Any] = {}
+        results: dict[Task, Any] = {}
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             key, value = ray.get(done[0])

@@ -89,10 +89,10 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
             raise RecordError(f"report {str(path)!r}: {e}") from None
     replaced = {_entry_key(e) for e in new}
     old = [dict(e) for e in manifest.get("evaluations") or [] if _entry_key(e) not in replaced]
-    for e in old:  # entries from before deal sets had roles: the role of their set now
-        spec = STANDARD_SETS.get(str(e.get("deal_set")).split("[")[0])
-        if "role" not in e and spec is not None:
-            e["role"] = spec.role
+    for entry in old:  # entries from before deal sets had roles: the role of their set now
+        spec = STANDARD_SETS.get(str(entry.get("deal_set")).split("[")[0])
+        if "role" not in entry and spec is not None:
+            entry["role"] = spec.role
     return update_evaluations(bundle, old + new)
 
 

@@ -7,7 +7,6 @@ import os
 from typing import Any
 
 from baloot_env.seats import other_team
-from baloot_io.atomic import write_json_atomic, write_text_atomic  # noqa: F401 (re-exported: import them from baloot_io)
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord
 from eval.runner import RunResult
@@ -59,7 +58,7 @@ def _match_stats(matches: list[MatchRecord], left_over: tuple[int, int]) -> dict
 
 
 def summarize(
-    run: RunResult, spec_a: str, spec_b: str, deal_set: DealSet, full_set: DealSet, seed: int, rules: dict
+    run: RunResult, spec_a: str, spec_b: str, deal_set: DealSet, full_set: DealSet, seed: int, rules: dict[str, Any]
 ) -> dict[str, Any]:
     """The report dict: ``deals``, ``mean``, ``sd``, ``ci95``, ``checksum`` and the rest."""
     recs = run.records
@@ -141,7 +140,7 @@ def format_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot(report: dict[str, Any], path: str | os.PathLike) -> bool:
+def plot(report: dict[str, Any], path: str | os.PathLike[str]) -> bool:
     """PNG: the distribution of d and the running mean with its 95% band. False without matplotlib."""
     try:
         import matplotlib

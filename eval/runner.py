@@ -35,6 +35,7 @@ from baloot_env.rules import RuleConfig
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord, play_deal, play_match_chain
 
+Task = tuple[Any, ...]  # ("deals", lo, hi) or ("chain", table, lo, hi): plan_tasks's cut
 CHUNK = 16  # deals per task: small enough to balance two workers, big enough to amortise IPC
 DEFAULT_TORCH_THREADS = 1  # per evaluating process; what run_duplicate uses when not told
 PARENT_POLL_S = 1.0  # the portable parent watch: seconds between looks at os.getppid()
@@ -70,7 +71,7 @@ def check_rules(specs: list[str], rules: RuleConfig, other_rules: bool = False) 
             )
 
 
-def _init(spec_a: str, spec_b: str, deals: list[dict], seed: int, rules: RuleConfig) -> None:
+def _init(spec_a: str, spec_b: str, deals: list[dict[str, Any]], seed: int, rules: RuleConfig) -> None:
     _CTX.clear()
     _CTX.update(
         a=make_agent(spec_a, seed),
@@ -136,11 +137,13 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise _TerminatePool(f"signal {signum}")
 
 
-def _run_pool(workers: int, init_args: tuple, torch_threads: int, tasks: list[tuple], bar: _Progress) -> dict:
+def _run_pool(
+    workers: int, init_args: tuple[Any, ...], torch_threads: int, tasks: list[Task], bar: _Progress
+) -> dict[Task, Any]:
     """Run ``tasks`` over a spawned pool; a SIGTERM to this process terminates the workers, then
     exits with the usual status (128 + 15)."""
     ctx = mp.get_context("spawn")
-    results: dict[tuple, Any] = {}
+    results: dict[Task, Any] = {}
     watch_term = threading.current_thread() is threading.main_thread() and (
         signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )  # a handler installed by the program is left alone
@@ -160,19 +163,20 @@ def _run_pool(workers: int, init_args: tuple, torch_threads: int, tasks: list[tu
     return results
 
 
-def _units(task: tuple) -> int:
+def _units(task: Task) -> int:
     """Deals a task plays (its share of the progress bar)."""
-    return task[2] - task[1] if task[0] == "deals" else task[3] - task[2]
+    deals: int = task[2] - task[1] if task[0] == "deals" else task[3] - task[2]
+    return deals
 
 
-def plan_tasks(lo: int, hi: int, matches: bool) -> list[tuple]:
+def plan_tasks(lo: int, hi: int, matches: bool) -> list[Task]:
     """The cut of deals ``lo:hi`` into tasks: the two match chains first (the longest), then
     chunks of ``CHUNK`` deals; every executor plays these and puts them together in this order."""
-    tasks: list[tuple] = [("chain", 0, lo, hi), ("chain", 1, lo, hi)] if matches else []
+    tasks: list[Task] = [("chain", 0, lo, hi), ("chain", 1, lo, hi)] if matches else []
     return tasks + [("deals", i, min(i + CHUNK, hi)) for i in range(lo, hi, CHUNK)]
 
 
-def play_task(task: tuple, a: Agent, b: Agent, deals: tuple[Deal, ...], seed: int, rules: RuleConfig) -> Any:
+def play_task(task: Task, a: Agent, b: Agent, deals: tuple[Deal, ...], seed: int, rules: RuleConfig) -> Any:
     """One task of ``plan_tasks``: a chunk's deal records or a chain's (matches, deals left over)."""
     if task[0] == "deals":
         _, lo, hi = task
@@ -183,7 +187,7 @@ def play_task(task: tuple, a: Agent, b: Agent, deals: tuple[Deal, ...], seed: in
     raise ValueError(f"unknown task {task!r}")
 
 
-def _task(task: tuple) -> tuple[tuple, Any]:
+def _task(task: Task) -> tuple[Task, Any]:
     c = _CTX
     return task, play_task(task, c["a"], c["b"], c["deals"], c["seed"], c["rules"])
 
@@ -198,7 +202,7 @@ class RunResult:
     seconds: float = 0.0
 
 
-def _run_result(tasks: list[tuple], results: dict[tuple, Any], matches: bool, lo: int, hi: int, t0: float) -> RunResult:
+def _run_result(tasks: list[Task], results: dict[Task, Any], matches: bool, lo: int, hi: int, t0: float) -> RunResult:
     """The ``RunResult`` of a run's finished ``tasks`` (``results`` by task), started at ``t0``
     (``time.perf_counter``)."""
     records = [r for t in tasks if t[0] == "deals" for r in results[t]]
@@ -268,7 +272,7 @@ def run_duplicate(
     init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
     bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}" + (" (ray)" if ray else ""))
     t0 = time.perf_counter()
-    results: dict[tuple, Any] = {}
+    results: dict[Task, Any] = {}
     if ray is not None:
         results = run_tasks(tasks, *init_args, threads, bar, address=ray, num_cpus=workers)
     elif workers == 1:

@@ -121,7 +121,11 @@ def _continue_probability(c: float, looks: int, grid: int = 1201) -> float:
     dx = x[1] - x[0]
     w = np.full(grid, dx)
     w[0] = w[-1] = dx / 2  # trapezoid weights
-    phi = lambda u: np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)  # noqa: E731
+
+    def phi(u: np.ndarray) -> np.ndarray:  # the standard normal density
+        density: np.ndarray = np.exp(-0.5 * u * u) / math.sqrt(2 * math.pi)
+        return density
+
     f = phi(x)
     kernel = phi(x[:, None] - x[None, :])
     for _ in range(looks - 1):

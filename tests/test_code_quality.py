@@ -1,8 +1,8 @@
 """The code checks run with the test suite: ``ruff check`` and ``ruff format --check`` on every
-package, ``mypy --strict`` on the rules engine, so that ``bash run.sh test`` and CI run them.
+package, ``mypy --strict`` on the rules engine, the file utilities and evaluation, so that ``bash run.sh test`` and CI run them.
 
-Settings live in ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``: strict on ``baloot_env``
-and ``baloot_io``; the batched numba core and the modules listed there are imported but not yet
+Settings live in ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``: strict on ``baloot_env``,
+``baloot_io`` and ``eval``; the batched numba core and the modules listed there are imported but not yet
 held to it).
 """
 
@@ -43,7 +43,7 @@ def test_ruff_format():
 
 
 @pytest.mark.slow  # about 30 s without a cache, 2 s with one
-def test_mypy_strict_on_the_engine():
+def test_mypy_strict_on_the_engine_and_evaluation():
     _tool("mypy")
     r = _run("mypy", "--strict")
     assert r.returncode == 0, r.stdout + r.stderr

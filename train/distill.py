@@ -294,7 +294,7 @@ def onnx_timing(
     except ImportError:
         _log("ONNX timing skipped: onnxruntime is not installed", quiet)
         return None
-    from eval.export import export_onnx, time_onnx_models
+    from agents.neural.export import export_onnx, time_onnx_models
 
     n = min(cfg.onnx_timing, len(obs))
     models = {}

@@ -12,11 +12,11 @@ pytest.importorskip("onnx", reason="ONNX export needs the onnx package (pip inst
 ort = pytest.importorskip("onnxruntime", reason="the parity check needs onnxruntime (pip install onnxruntime)")
 
 from agents.neural.bundle import WEIGHTS, BundleError, load_net, save_bundle  # noqa: E402
+from agents.neural.export import check_parity, export_onnx, manifest_path, time_onnx  # noqa: E402
 from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec  # noqa: E402
 from agents.neural.positions import collect_positions  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
 from agents.rule_based.heuristic import HeuristicAgent  # noqa: E402
-from eval.export import check_parity, export_onnx, manifest_path, time_onnx  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -19,10 +19,10 @@ import torch
 pytest.importorskip("onnx", reason="the export needs the onnx package")
 
 from agents.neural.bundle import load_policy, save_bundle  # noqa: E402
+from agents.neural.export import export_onnx, manifest_path  # noqa: E402
 from agents.neural.network import BalootNet, NetSpec  # noqa: E402
 from agents.neural.positions import collect_positions  # noqa: E402
 from agents.rule_based.heuristic import HeuristicAgent  # noqa: E402
-from eval.export import export_onnx, manifest_path  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "node"
 pytestmark = pytest.mark.slow  # may install onnxruntime-node (about 10 s)
