@@ -9,10 +9,7 @@ module before any kernel of the package is defined.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
-
-import numba
 
 from agents.rule_based import batch_heuristic as _batch_heuristic
 from baloot_env.batch import jit as _batch_jit
@@ -24,11 +21,9 @@ _STAMP = "search_player_kernels.sha256"
 
 
 def _sources_digest() -> str:
-    h = hashlib.sha256(numba.__version__.encode())
-    for name in KERNEL_MODULES:
-        h.update(name.encode() + (_PACKAGE / f"{name}.py").read_bytes())
-    h.update(_batch_heuristic._sources_digest().encode())  # the heuristic, the core, their tables and constants
-    return h.hexdigest()
+    files = [_PACKAGE / f"{name}.py" for name in KERNEL_MODULES]
+    # upstream: the heuristic's kernels, which cover the core's, their tables and constants
+    return _batch_jit.sources_digest(files, (), upstream=_batch_heuristic._sources_digest())
 
 
 def _clear_stale_cache() -> None:

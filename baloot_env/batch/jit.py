@@ -15,6 +15,7 @@ import hashlib
 import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numba
@@ -29,26 +30,40 @@ _STAMP = "baloot_batch_sources.sha256"
 _CONSTANT_TYPES = (bool, int, float, str, tuple, dict)
 
 
-def _sources_digest() -> str:
-    from baloot_env.batch import tables  # no kernels there: safe to import before any is defined
+def sources_digest(
+    files: Iterable[Path], constants: Iterable[ModuleType], tables: ModuleType | None = None, upstream: str = ""
+) -> str:
+    """The hash of what a package's kernels are built from (the one digest of every cache guard).
 
-    h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_PACKAGE.glob("*.py")):
-        if path.name not in _PYTHON_ONLY:
-            h.update(path.name.encode() + path.read_bytes())
-    for name in sorted(vars(tables)):
+    Args:
+        files: the kernels' source files.
+        constants: modules whose module-level constants the kernels freeze in.
+        tables: a module whose numpy arrays the kernels read (``baloot_env.batch.tables``).
+        upstream: the digest of the kernels these call (another package's ``sources_digest``).
+    """
+    h = hashlib.sha256(numba.__version__.encode() + upstream.encode())
+    for path in files:
+        h.update(path.name.encode() + path.read_bytes())
+    for name in sorted(vars(tables)) if tables is not None else ():
         value = getattr(tables, name)
         if isinstance(value, np.ndarray):
             h.update(name.encode() + value.tobytes())
-    for module_name in _ENGINE_MODULES:
-        module = importlib.import_module(f"baloot_env.{module_name}")
+    for module in constants:
         for name, value in sorted(vars(module).items()):
-            if name.startswith("__"):
-                continue  # __builtins__ and the like are not the engine's constants
-            text = repr(value) if isinstance(value, _CONSTANT_TYPES) else ""
+            if name.startswith("__") or not isinstance(value, _CONSTANT_TYPES):
+                continue  # __builtins__ and the like, functions and classes are not constants
+            text = repr(value)
             if " at 0x" not in text:  # an object's address would change the hash in every process
-                h.update(f"{module_name}.{name}={text}".encode())
+                h.update(f"{module.__name__}.{name}={text}".encode())
     return h.hexdigest()
+
+
+def _sources_digest() -> str:
+    from baloot_env.batch import tables  # no kernels there: safe to import before any is defined
+
+    files = [p for p in sorted(_PACKAGE.glob("*.py")) if p.name not in _PYTHON_ONLY]
+    engine = [importlib.import_module(f"baloot_env.{name}") for name in _ENGINE_MODULES]
+    return sources_digest(files, engine, tables)
 
 
 def clear_stale_cache(cache: Path, stamp_name: str, digest: str, stems: Iterable[str] | None = None) -> None:

@@ -8,11 +8,8 @@ drop this package's kernel cache files when the hash changes.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from pathlib import Path
-
-import numba
 
 from agents.rule_based import card_play as _card_play
 from agents.rule_based import heuristic as _heuristic
@@ -22,21 +19,12 @@ _PACKAGE = Path(__file__).resolve().parent
 _CACHE = _PACKAGE / "__pycache__"
 KERNEL_MODULES = ("batched", "bidding", "play", "view")  # the modules of this package that hold kernels
 _STAMP = "batch_heuristic_sources.sha256"
-_CONSTANT_TYPES = (bool, int, float, str, tuple, dict)
 
 
 def _sources_digest() -> str:
-    h = hashlib.sha256(numba.__version__.encode())
-    for path in sorted(_PACKAGE.glob("*.py")):
-        h.update(path.name.encode() + path.read_bytes())
-    h.update(_batch_jit._sources_digest().encode())  # the core's kernels, tables and engine constants
-    for module in (_heuristic, _card_play, importlib.import_module("baloot_env.seats")):
-        for name, value in sorted(vars(module).items()):
-            if not name.startswith("__") and isinstance(value, _CONSTANT_TYPES):
-                text = repr(value)
-                if " at 0x" not in text:
-                    h.update(f"{module.__name__}.{name}={text}".encode())
-    return h.hexdigest()
+    constants = (_heuristic, _card_play, importlib.import_module("baloot_env.seats"))
+    # upstream: the core's kernels, tables and engine constants
+    return _batch_jit.sources_digest(sorted(_PACKAGE.glob("*.py")), constants, upstream=_batch_jit._sources_digest())
 
 
 def _clear_stale_cache() -> None:
