@@ -14,9 +14,17 @@ from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 from baloot_env.view import PlayerView
 
 __all__ = [
-    "Agent", "AgentSpecError", "BundleError", "HeuristicAgent", "HeuristicConfig", "PlayerView", "RandomAgent",
-    "known_agents", "load_policy", "make_agent",
-]  # fmt: skip
+    "Agent",
+    "AgentSpecError",
+    "BundleError",
+    "HeuristicAgent",
+    "HeuristicConfig",
+    "PlayerView",
+    "RandomAgent",
+    "known_agents",
+    "load_policy",
+    "make_agent",
+]
 
 
 def __getattr__(name: str) -> object:  # load_policy and BundleError need torch: imported on first use only

@@ -69,9 +69,12 @@ __all__ = ["CoreTable", "hand_from_row", "hand_result"]
 
 
 def hand_from_row(
-    row: list[int], history: list[tuple[int, int]], deal: Deal, rules: RuleConfig,
+    row: list[int],
+    history: list[tuple[int, int]],
+    deal: Deal,
+    rules: RuleConfig,
     projects: list[list[Project]] | None = None,
-) -> HandState:  # fmt: skip
+) -> HandState:
     """The engine's ``HandState`` of a hand in progress in the core.
 
     Args:
@@ -104,19 +107,44 @@ def hand_from_row(
     full_hands = [h | p for h, p in zip(hands, played_by, strict=True)] if contract else [0] * NUM_SEATS
     if projects is None:
         projects = project_lists(full_hands, contract, rules)
-    return HandState.from_fields({
-        "rules": rules, "deal": deal, "dealer": dealer, "phase": PHASES[row[PHASE]], "to_act": row[TO_ACT],
-        "hands": hands, "bid_round": row[BID_ROUND], "bids": bids, "hokum_bidder": row[HOKUM_BIDDER],
-        "contract": contract, "trump": row[TRUMP], "caller": row[CALLER], "level": row[LEVEL],
-        "doubling_calls": doubling, "last_raiser": row[LAST_RAISER], "doubling_passes": row[DOUBLING_PASSES],
-        "full_hands": full_hands, "projects": projects, "baloot_seat": row[BALOOT_SEAT],
-        "baloot_announced": bool(row[BALOOT_ANNOUNCED]), "trick_seats": [s for s, _ in cards[complete:]],
-        "trick_cards": [c for _, c in cards[complete:]], "trick_winner": row[TRICK_WINNER],
-        "trick_win_card": row[TRICK_WIN_CARD], "trick_best_trump": row[TRICK_BEST_TRUMP], "tricks": tricks,
-        "tricks_won": row[TRICKS_WON : TRICKS_WON + 2], "raw": row[RAW : RAW + 2], "played_by": played_by,
-        "voids": row[VOIDS : VOIDS + NUM_SEATS], "no_trumps": row[NO_TRUMPS : NO_TRUMPS + NUM_SEATS],
-        "history": [a for _, a in history], "result": None, "match_score": (row[MATCH_SCORE], row[MATCH_SCORE + 1]),
-    })  # fmt: skip
+    return HandState.from_fields(
+        {
+            "rules": rules,
+            "deal": deal,
+            "dealer": dealer,
+            "phase": PHASES[row[PHASE]],
+            "to_act": row[TO_ACT],
+            "hands": hands,
+            "bid_round": row[BID_ROUND],
+            "bids": bids,
+            "hokum_bidder": row[HOKUM_BIDDER],
+            "contract": contract,
+            "trump": row[TRUMP],
+            "caller": row[CALLER],
+            "level": row[LEVEL],
+            "doubling_calls": doubling,
+            "last_raiser": row[LAST_RAISER],
+            "doubling_passes": row[DOUBLING_PASSES],
+            "full_hands": full_hands,
+            "projects": projects,
+            "baloot_seat": row[BALOOT_SEAT],
+            "baloot_announced": bool(row[BALOOT_ANNOUNCED]),
+            "trick_seats": [s for s, _ in cards[complete:]],
+            "trick_cards": [c for _, c in cards[complete:]],
+            "trick_winner": row[TRICK_WINNER],
+            "trick_win_card": row[TRICK_WIN_CARD],
+            "trick_best_trump": row[TRICK_BEST_TRUMP],
+            "tricks": tricks,
+            "tricks_won": row[TRICKS_WON : TRICKS_WON + 2],
+            "raw": row[RAW : RAW + 2],
+            "played_by": played_by,
+            "voids": row[VOIDS : VOIDS + NUM_SEATS],
+            "no_trumps": row[NO_TRUMPS : NO_TRUMPS + NUM_SEATS],
+            "history": [a for _, a in history],
+            "result": None,
+            "match_score": (row[MATCH_SCORE], row[MATCH_SCORE + 1]),
+        }
+    )
 
 
 def project_lists(full_hands: list[int], contract: str | None, rules: RuleConfig) -> list[list[Project]]:
@@ -130,12 +158,20 @@ def project_lists(full_hands: list[int], contract: str | None, rules: RuleConfig
 def hand_result(info: dict[str, Any]) -> HandResult:
     """A ``HandResult`` from its R11.4 info (``HandResult.to_info()``), lists back to tuples."""
     return HandResult(
-        contract=info["contract"], trump=info["trump"], caller=info["caller"], level=info["level"],
-        raw=tuple(info["raw"]), tricks=tuple(info["tricks"]),
-        projects=(tuple(info["projects"][0]), tuple(info["projects"][1])), baloot=tuple(info["baloot"]),
-        kaboot=info["kaboot"], callers_won=info["callers_won"], score=tuple(info["score"]),
-        gahwa_winner=info["gahwa_winner"], dealer=info["dealer"],
-    )  # fmt: skip
+        contract=info["contract"],
+        trump=info["trump"],
+        caller=info["caller"],
+        level=info["level"],
+        raw=tuple(info["raw"]),
+        tricks=tuple(info["tricks"]),
+        projects=(tuple(info["projects"][0]), tuple(info["projects"][1])),
+        baloot=tuple(info["baloot"]),
+        kaboot=info["kaboot"],
+        callers_won=info["callers_won"],
+        score=tuple(info["score"]),
+        gahwa_winner=info["gahwa_winner"],
+        dealer=info["dealer"],
+    )
 
 
 class CoreTable:
@@ -234,8 +270,10 @@ class CoreTable:
         checkpoints are one format)."""
         match = self.match
         hand = self.hand
-        return {"hand": hand.to_json() if hand is not None else None,
-                "match": match.to_data() if match is not None else None}  # fmt: skip
+        return {
+            "hand": hand.to_json() if hand is not None else None,
+            "match": match.to_data() if match is not None else None,
+        }
 
     def load_data(self, data: dict[str, Any]) -> None:
         """Restore ``to_data()`` (of either backend): the saved hand is replayed in the core.

@@ -436,8 +436,13 @@ class LockstepGames:
         won = g.episode_score[0] > g.episode_score[1]
         if outcome.match_result is not None:
             won = outcome.match_result.winner == me
-        summary = {"opponent": _label(g.opponent), "reward": g.episode_reward, "won": won,
-                   "score": tuple(g.episode_score), "hands": g.hands}  # fmt: skip
+        summary = {
+            "opponent": _label(g.opponent),
+            "reward": g.episode_reward,
+            "won": won,
+            "score": tuple(g.episode_score),
+            "hands": g.hands,
+        }
         self.finished.append(summary)
         dones[i] = True
         infos[i]["terminal_observation"] = self.terminal_observation(g)
@@ -472,9 +477,17 @@ class LockstepGames:
     # ------------------------------------------------------------------ saving
     def game_data(self, g: Game) -> dict:
         """A game in progress as plain data (its players are the owner's to identify)."""
-        return {"rng": g.rng.bit_generator.state, **g.table.to_data(), "learner_team": g.learner_team,
-                "learner_seat": g.learner_seat, "last_seat": g.last_seat, "episode_reward": float(g.episode_reward),
-                "episode_score": [int(x) for x in g.episode_score], "length": g.length, "hands": g.hands}  # fmt: skip
+        return {
+            "rng": g.rng.bit_generator.state,
+            **g.table.to_data(),
+            "learner_team": g.learner_team,
+            "learner_seat": g.learner_seat,
+            "last_seat": g.last_seat,
+            "episode_reward": float(g.episode_reward),
+            "episode_score": [int(x) for x in g.episode_score],
+            "length": g.length,
+            "hands": g.hands,
+        }
 
     def load_game_data(self, g: Game, st: dict) -> None:
         """Restore ``game_data`` (the players are seated by the caller, then ``seat_players``)."""
@@ -511,6 +524,12 @@ def hand_summary(res: Any, me: int) -> dict:
     if res.thrown:
         return {"thrown": True}
     called = res.caller % 2 == me
-    return {"thrown": False, "called": called, "made": called and res.callers_won,
-            "doubled": res.level > 1, "kaboot_for": res.kaboot and res.score[me] > 0,
-            "kaboot_against": res.kaboot and res.score[me] == 0, "diff": res.score[me] - res.score[1 - me]}  # fmt: skip
+    return {
+        "thrown": False,
+        "called": called,
+        "made": called and res.callers_won,
+        "doubled": res.level > 1,
+        "kaboot_for": res.kaboot and res.score[me] > 0,
+        "kaboot_against": res.kaboot and res.score[me] == 0,
+        "diff": res.score[me] - res.score[1 - me],
+    }

@@ -236,9 +236,14 @@ class CoreLockstep:
                 self._apply(rows, self._actions(player, rows), rewards, dones, infos)
 
     def _apply(
-        self, rows: np.ndarray, actions: Any, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]],
+        self,
+        rows: np.ndarray,
+        actions: Any,
+        rewards: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict[str, Any]],
         learner: bool = False,
-    ) -> None:  # fmt: skip
+    ) -> None:
         """One kernel step of the games ``rows``; book the hands that ended (``_settle``).
         ``learner``: the learner's decisions (its last seat and episode length are kept)."""
         core, st, res = self.core, self.core.state, self.core.results

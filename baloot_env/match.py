@@ -134,9 +134,14 @@ class MatchState:
     def to_data(self) -> dict[str, Any]:
         """The match as plain data (JSON and ``torch.load(weights_only=True)`` safe). Its current
         hand is not included (save it with ``HandState.to_json``); ``in_hand`` says there is one."""
-        return {"score": list(self.score), "deals_played": self.deals_played, "hands_scored": self.hands_scored,
-                "results": [r.to_info() for r in self.results], "result": self.result.to_info() if self.result else None,
-                "in_hand": self.hand is not None}  # fmt: skip
+        return {
+            "score": list(self.score),
+            "deals_played": self.deals_played,
+            "hands_scored": self.hands_scored,
+            "results": [r.to_info() for r in self.results],
+            "result": self.result.to_info() if self.result else None,
+            "in_hand": self.hand is not None,
+        }
 
     @classmethod
     def from_data(cls, data: dict[str, Any], rules: RuleConfig, hand: HandState | None) -> MatchState:

@@ -142,9 +142,16 @@ def finish(state: HandState) -> None:
     if state.contract is None:
         raise RuntimeError("a played hand without a contract: the play phase starts only after R3 settles one")
     hs = score_hand(
-        state.contract, state.caller, state.level, state.raw, state.tricks_won, per_team, baloot,
-        state.rules, state.match_score,
-    )  # fmt: skip
+        state.contract,
+        state.caller,
+        state.level,
+        state.raw,
+        state.tricks_won,
+        per_team,
+        baloot,
+        state.rules,
+        state.match_score,
+    )
     state.phase = DONE
     state.to_act = NO_SEAT
     state.result = HandResult.played(state, per_team, baloot, hs)

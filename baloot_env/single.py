@@ -100,9 +100,18 @@ class BalootEnv(gymnasium.Env):
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
         self.games = LockstepGames()
-        self.games._init_games(1, learner=learner, position=position, opponents=opponents, partner=partner,
-                               episode=episode, rules=rules, reward=reward, match_bonus=match_bonus,
-                               autoreset=False)  # fmt: skip
+        self.games._init_games(
+            1,
+            learner=learner,
+            position=position,
+            opponents=opponents,
+            partner=partner,
+            episode=episode,
+            rules=rules,
+            reward=reward,
+            match_bonus=match_bonus,
+            autoreset=False,
+        )
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode

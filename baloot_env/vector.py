@@ -108,9 +108,21 @@ class BalootVecEnv(LockstepGames, VecEnv):
         privileged: bool = False,
         backend: str = "core",
     ):
-        self._init_games(n_envs, learner=learner, position=position, opponents=opponents, partner=partner,
-                         episode=episode, rules=rules, reward=reward, match_bonus=match_bonus, seed=seed,
-                         privileged=privileged, autoreset=True, backend=backend)  # fmt: skip
+        self._init_games(
+            n_envs,
+            learner=learner,
+            position=position,
+            opponents=opponents,
+            partner=partner,
+            episode=episode,
+            rules=rules,
+            reward=reward,
+            match_bonus=match_bonus,
+            seed=seed,
+            privileged=privileged,
+            autoreset=True,
+            backend=backend,
+        )
         space = spaces.Box(0.0, 1.0, (self.obs_size,), np.float32)
         VecEnv.__init__(self, n_envs, space, spaces.Discrete(NUM_ACTIONS))
         self._actions: np.ndarray | None = None

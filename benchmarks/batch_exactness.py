@@ -32,8 +32,10 @@ def main() -> None:
     parser.add_argument("--combos", type=int, default=12, help="random combinations of every switch")
     parser.add_argument("--seed", type=int, default=20261130)
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
-          f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")  # fmt: skip
+    print(
+        f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    )
     configs = list(variants(args.seed, args.combos))
     per_run = -(-args.hands // len(configs))
     total = DiffStats()
@@ -64,8 +66,10 @@ def main() -> None:
     wall = time.perf_counter() - start
     print()
     print(f"configurations: {len(configs)} rule sets x 2 episodes")
-    print(f"hands: {total.hands:,} (played {total.hands - total.thrown_in:,}, thrown in {total.thrown_in:,}; "
-          f"doubled {total.doubled:,}, gahwa {total.gahwas:,}, kaboot {total.kaboots:,})")  # fmt: skip
+    print(
+        f"hands: {total.hands:,} (played {total.hands - total.thrown_in:,}, thrown in {total.thrown_in:,}; "
+        f"doubled {total.doubled:,}, gahwa {total.gahwas:,}, kaboot {total.kaboots:,})"
+    )
     print(f"matches: {total.matches:,} {dict(sorted(total.reasons.items()))}")
     print(f"decisions compared: {total.decisions:,} (seat, mask, observation, reward)")
     print(f"observations compared: {total.observations:,}")

@@ -60,9 +60,11 @@ def exactness(decisions: int, combos: int, seed: int) -> tuple[bh.HeuristicDiffS
                 print(f"MISMATCH {episode:5} {variant_id(rules)}\n{e}")
                 continue
             total.add(s)
-            print(f"ok {episode:5} {s.decisions:7,d} decisions ({s.choices:,d} with a choice: {s.bids:,d} bids, "
-                  f"{s.doubles:,d} doubling calls, {s.cards:,d} cards), {s.hands:,d} hands, {s.matches:,d} matches  "
-                  f"{variant_id(rules)}")  # fmt: skip
+            print(
+                f"ok {episode:5} {s.decisions:7,d} decisions ({s.choices:,d} with a choice: {s.bids:,d} bids, "
+                f"{s.doubles:,d} doubling calls, {s.cards:,d} cards), {s.hands:,d} hands, {s.matches:,d} matches  "
+                f"{variant_id(rules)}"
+            )
     return total, mismatches
 
 
@@ -97,9 +99,12 @@ def python_speed(seconds: float, seed: int) -> dict[str, float]:
         decisions += len(views)
         views.clear()
     return {
-        "act": decisions / act_wall, "act_cpu": decisions / act_cpu,
-        "loop": decisions / loop_wall, "loop_cpu": decisions / loop_cpu, "decisions": decisions,
-    }  # fmt: skip
+        "act": decisions / act_wall,
+        "act_cpu": decisions / act_cpu,
+        "loop": decisions / loop_wall,
+        "loop_cpu": decisions / loop_cpu,
+        "decisions": decisions,
+    }
 
 
 def kernel_speed(seconds: float, games: int, seed: int) -> dict[str, float]:
@@ -143,26 +148,36 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=4096, help="games in lockstep for the kernel's speed")
     parser.add_argument("--seed", type=int, default=20261201)
     args = parser.parse_args()
-    print(f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
-          f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC")  # fmt: skip
+    print(
+        f"python {platform.python_version()}, numba {numba.__version__}, {platform.machine()}, "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
+    )
     start = time.perf_counter()
     total, mismatches = exactness(args.decisions, args.combos, args.seed)
-    print(f"\n(a) exactness: {total.decisions:,d} decisions compared, {total.choices:,d} with two legal actions "
-          f"or more ({total.bids:,d} bids, {total.doubles:,d} doubling calls, {total.cards:,d} cards); "
-          f"{total.heuristic_moves:,d} heuristic moves, {total.hands:,d} hands and {total.matches:,d} matches "
-          f"compared to their end; {mismatches} configurations with a mismatch "
-          f"({time.perf_counter() - start:.0f} s)")  # fmt: skip
+    print(
+        f"\n(a) exactness: {total.decisions:,d} decisions compared, {total.choices:,d} with two legal actions "
+        f"or more ({total.bids:,d} bids, {total.doubles:,d} doubling calls, {total.cards:,d} cards); "
+        f"{total.heuristic_moves:,d} heuristic moves, {total.hands:,d} hands and {total.matches:,d} matches "
+        f"compared to their end; {mismatches} configurations with a mismatch "
+        f"({time.perf_counter() - start:.0f} s)"
+    )
     py = python_speed(args.seconds, args.seed)
     k = kernel_speed(args.seconds, args.games, args.seed)
     print("\n(b) speed, heuristic self-play, match episodes, default rules, one process")
     print(f"  Python HeuristicAgent.act alone          {py['act']:>12,.0f} /s  ({py['act_cpu']:>12,.0f} per CPU s)")
-    print(f"  kernel heuristic_actions_all alone       {k['decide']:>12,.0f} /s  ({k['decide_cpu']:>12,.0f} per CPU s)"
-          f"  x{k['decide_cpu'] / py['act_cpu']:.0f}")  # fmt: skip
+    print(
+        f"  kernel heuristic_actions_all alone       {k['decide']:>12,.0f} /s  ({k['decide_cpu']:>12,.0f} per CPU s)"
+        f"  x{k['decide_cpu'] / py['act_cpu']:.0f}"
+    )
     print(f"  Python view + act + engine apply         {py['loop']:>12,.0f} /s  ({py['loop_cpu']:>12,.0f} per CPU s)")
-    print(f"  kernel heuristic_steps (decide + apply)  {k['steps']:>12,.0f} /s  ({k['steps_cpu']:>12,.0f} per CPU s)"
-          f"  x{k['steps_cpu'] / py['loop_cpu']:.0f}")  # fmt: skip
-    print(f"  ({py['decisions']:,d} Python decisions, {k['decide_decisions']:,d} + {k['steps_decisions']:,d} kernel "
-          f"decisions on {args.games} games)")  # fmt: skip
+    print(
+        f"  kernel heuristic_steps (decide + apply)  {k['steps']:>12,.0f} /s  ({k['steps_cpu']:>12,.0f} per CPU s)"
+        f"  x{k['steps_cpu'] / py['loop_cpu']:.0f}"
+    )
+    print(
+        f"  ({py['decisions']:,d} Python decisions, {k['decide_decisions']:,d} + {k['steps_decisions']:,d} kernel "
+        f"decisions on {args.games} games)"
+    )
     sys.exit(1 if mismatches else 0)
 
 

@@ -123,9 +123,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     args = parser.parse_args()
     affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
-    print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; python {platform.python_version()}, numba {numba.__version__}, "
-          f"numpy {np.__version__}; {cpu_name()}, {os.cpu_count()} cpus, this process on {affinity}; "
-          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print(
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC; python {platform.python_version()}, numba {numba.__version__}, "
+        f"numpy {np.__version__}; {cpu_name()}, {os.cpu_count()} cpus, this process on {affinity}; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
     print()
     print("(d) JIT cost in a fresh interpreter (import / first call of every kernel):")
     with tempfile.TemporaryDirectory() as cache_dir:
@@ -140,10 +142,14 @@ def main() -> None:
             dps, hps, dps_cpu = random_rate(n, episode, args.seconds)
             ops, ops_cpu = observed_rate(n, episode, args.seconds)
             rows.append((episode, n, dps, hps, ops))
-            print(f"(a) random in kernel, {episode:5} episodes, N={n}: {dps:12,.0f} decisions/s "
-                  f"({hps:,.0f} hands/s; {dps_cpu:,.0f} per CPU second)")  # fmt: skip
-            print(f"(b) observation + mask written, {episode:5}, N={n}: {ops:12,.0f} decisions/s "
-                  f"({ops_cpu:,.0f} per CPU second)")  # fmt: skip
+            print(
+                f"(a) random in kernel, {episode:5} episodes, N={n}: {dps:12,.0f} decisions/s "
+                f"({hps:,.0f} hands/s; {dps_cpu:,.0f} per CPU second)"
+            )
+            print(
+                f"(b) observation + mask written, {episode:5}, N={n}: {ops:12,.0f} decisions/s "
+                f"({ops_cpu:,.0f} per CPU second)"
+            )
     print()
     hands_s, engine_dps = engine_random_play(args.seconds)
     print(f"(c) engine random play (HandState): {engine_dps:,.0f} decisions/s ({hands_s:,.0f} hands/s)")
@@ -152,10 +158,14 @@ def main() -> None:
     print()
     best_random = max(r[2] for r in rows if r[1] >= 1024)
     best_observed = max(r[4] for r in rows if r[1] >= 1024)
-    print(f"ratios: random in kernel / engine = {best_random / engine_dps:,.0f}x; "
-          f"observed / AEC loop = {best_observed / aec:,.0f}x")  # fmt: skip
-    print(f"targets (N >= 1024, one core): random >= 3,000,000/s: {min(r[2] for r in rows):,.0f} at worst; "
-          f"observed >= 500,000/s: {min(r[4] for r in rows):,.0f} at worst")  # fmt: skip
+    print(
+        f"ratios: random in kernel / engine = {best_random / engine_dps:,.0f}x; "
+        f"observed / AEC loop = {best_observed / aec:,.0f}x"
+    )
+    print(
+        f"targets (N >= 1024, one core): random >= 3,000,000/s: {min(r[2] for r in rows):,.0f} at worst; "
+        f"observed >= 500,000/s: {min(r[4] for r in rows):,.0f} at worst"
+    )
 
 
 if __name__ == "__main__":

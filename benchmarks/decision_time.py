@@ -48,15 +48,21 @@ def main() -> None:
             t0 = time.perf_counter()
             agents[i].act(fresh)
             times[i][view.phase].append(time.perf_counter() - t0)
-    print(f"{len(views)} decisions of {a.deal_set} (seed {a.seed}); {platform.processor() or platform.machine()}, "
-          f"{time.strftime('%Y-%m-%d')}, one torch thread")  # fmt: skip
+    print(
+        f"{len(views)} decisions of {a.deal_set} (seed {a.seed}); {platform.processor() or platform.machine()}, "
+        f"{time.strftime('%Y-%m-%d')}, one torch thread"
+    )
     print(f"{'agent':<40} {'median ms':>10} {'mean ms':>9} {'bidding':>9} {'doubling':>9} {'play':>9}")
     for i, spec in enumerate(a.agents):
         every = [t for ts in times[i].values() for t in ts]
-        per = {ph: (f"{1000 * statistics.median(times[i][ph]):9.2f}" if times[i][ph] else f"{'-':>9}")
-               for ph in ("bidding", "doubling", "play")}  # fmt: skip
-        print(f"{spec:<40} {1000 * statistics.median(every):10.2f} {1000 * statistics.fmean(every):9.2f} "
-              f"{per['bidding']} {per['doubling']} {per['play']}")  # fmt: skip
+        per = {
+            ph: (f"{1000 * statistics.median(times[i][ph]):9.2f}" if times[i][ph] else f"{'-':>9}")
+            for ph in ("bidding", "doubling", "play")
+        }
+        print(
+            f"{spec:<40} {1000 * statistics.median(every):10.2f} {1000 * statistics.fmean(every):9.2f} "
+            f"{per['bidding']} {per['doubling']} {per['play']}"
+        )
     counts = {ph: len(ts) for ph, ts in times[0].items()}
     print(f"decisions per phase: {counts}")
 

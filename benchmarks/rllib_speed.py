@@ -28,8 +28,14 @@ import time
 
 import torch
 
-BASE = ["pretrain.positions=0", "eval.every=0", "eval.promote=false", "checkpoint_every=100000000",
-        "log_every=100000000", "torch_threads=1"]  # fmt: skip
+BASE = [
+    "pretrain.positions=0",
+    "eval.every=0",
+    "eval.promote=false",
+    "checkpoint_every=100000000",
+    "log_every=100000000",
+    "torch_threads=1",
+]
 
 
 def measure_sb3(steps: int, overrides: list[str]) -> dict:
@@ -72,8 +78,9 @@ def measure_rllib(steps: int, runners: int, overrides: list[str], profile: bool 
     original_sample = ppo_module.synchronous_parallel_sample
     ppo_module.synchronous_parallel_sample = timed("sampling", original_sample)  # PPO's training_step calls it
     try:
-        cfg = load_rllib_config("configs/rllib.yaml", [*BASE, *overrides, f"run_dir={run_dir}",
-                                                       f"rllib.num_env_runners={runners}"])  # fmt: skip
+        cfg = load_rllib_config(
+            "configs/rllib.yaml", [*BASE, *overrides, f"run_dir={run_dir}", f"rllib.num_env_runners={runners}"]
+        )
         with RLlibTrainer(cfg, quiet=True) as trainer:
             group = trainer.algo.learner_group
             group.update = timed("learner update", group.update)
@@ -138,16 +145,24 @@ def main() -> None:
     import ray
 
     for n in args.runners:
-        ray.init(address="local", num_cpus=2, object_store_memory=256 * 2**20, include_dashboard=False,
-                 log_to_driver=False, logging_level="warning")  # fmt: skip
+        ray.init(
+            address="local",
+            num_cpus=2,
+            object_store_memory=256 * 2**20,
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level="warning",
+        )
         try:
             r = measure_rllib(args.steps, n, args.overrides, profile=args.profile and n == 0)
         finally:
             ray.shutdown()
         per = r["decisions"] / r["iterations"]
-        print(f"rllib {n} EnvRunner(s): {r['rate']:7,.0f} learner decisions/s; per iteration of {per:,.0f} decisions "
-              f"({r['iterations']} of them): sampling {r['sampling']:.2f} s ({per / r['sampling']:,.0f}/s), learner "
-              f"update {r['learner_update']:.2f} s ({per / r['learner_update']:,.0f}/s), rest {r['other']:.2f} s")  # fmt: skip
+        print(
+            f"rllib {n} EnvRunner(s): {r['rate']:7,.0f} learner decisions/s; per iteration of {per:,.0f} decisions "
+            f"({r['iterations']} of them): sampling {r['sampling']:.2f} s ({per / r['sampling']:,.0f}/s), learner "
+            f"update {r['learner_update']:.2f} s ({per / r['learner_update']:,.0f}/s), rest {r['other']:.2f} s"
+        )
         for part, s in r.get("profile", {}).items():
             print(f"    {part:<26} {s:7.2f} s")
     load = os.getloadavg()

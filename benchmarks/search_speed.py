@@ -104,9 +104,12 @@ def _row(name: str, xs: list[float]) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument(
-        "--configs", type=_parse, nargs="+", default=[("python", 16), ("core", 16), ("core", 64)],
+        "--configs",
+        type=_parse,
+        nargs="+",
+        default=[("python", 16), ("core", 16), ("core", 64)],
         help="BACKEND:WORLDS to time (default python:16 core:16 core:64)",
-    )  # fmt: skip
+    )
     p.add_argument("--worlds", type=int, nargs="+", help="shorthand: these world counts with every --backend")
     p.add_argument("--backend", choices=BACKENDS, nargs="+", default=["core"], help="the backends of --worlds")
     p.add_argument("--reference", type=_parse, default=("python", 16), help="the time to match (default python:16)")

@@ -116,10 +116,22 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         server = subprocess.Popen(
-            [sys.executable, "-m", "table", "--port", str(port), "--db", os.path.join(tmp, "load.sqlite"),
-             "--default", args.agent],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "table",
+                "--port",
+                str(port),
+                "--db",
+                os.path.join(tmp, "load.sqlite"),
+                "--default",
+                args.agent,
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             deadline = time.monotonic() + 60
             while True:

@@ -33,9 +33,18 @@ def measure(
     """(decisions per wall-clock second, decisions per CPU second of this process) of one run."""
     run_dir = tempfile.mkdtemp(prefix="baloot_speed_")
     try:
-        cfg = load_config("configs/default.yaml", [*overrides, f"run_dir={run_dir}", f"torch_threads={threads}",
-                                                   "pretrain.positions=0", "eval.every=0",
-                                                   f"ppo.total_steps={steps}", f"checkpoint_every={10 * steps}"])  # fmt: skip
+        cfg = load_config(
+            "configs/default.yaml",
+            [
+                *overrides,
+                f"run_dir={run_dir}",
+                f"torch_threads={threads}",
+                "pretrain.positions=0",
+                "eval.every=0",
+                f"ppo.total_steps={steps}",
+                f"checkpoint_every={10 * steps}",
+            ],
+        )
         trainer = Trainer(cfg, quiet=True, backend=backend)
         spent = {"games": _timed(trainer.venv, "step_wait"), "update": _timed(trainer.model, "train")}
         prof = cProfile.Profile() if profile else None
@@ -49,8 +58,10 @@ def measure(
         finally:
             trainer.close()  # releases the run-dir lock
         games, update = spent["games"][0], spent["update"][0]
-        print(f"  {backend}: {wall:.1f} s: games (VecEnv.step_wait) {games:.1f} s, PPO updates {update:.1f} s, "
-              f"the rest (the rollout's forward passes, buffer, SB3) {wall - games - update:.1f} s")  # fmt: skip
+        print(
+            f"  {backend}: {wall:.1f} s: games (VecEnv.step_wait) {games:.1f} s, PPO updates {update:.1f} s, "
+            f"the rest (the rollout's forward passes, buffer, SB3) {wall - games - update:.1f} s"
+        )
         if prof is not None:
             prof.disable()
             _report(prof, profile)
@@ -84,8 +95,11 @@ def _report(prof: cProfile.Profile, top: int) -> None:
     stats = pstats.Stats(prof)
     cum = {f"{func[0].rsplit('/', 1)[-1]}:{func[2]}": v[3] for func, v in stats.stats.items()}  # type: ignore[attr-defined]
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
-    parts = {"collect_rollouts": "ppo_mask.py:collect_rollouts", "env step_wait": "vector.py:step_wait",
-             "PPO update (train)": "ppo_mask.py:train"}  # fmt: skip
+    parts = {
+        "collect_rollouts": "ppo_mask.py:collect_rollouts",
+        "env step_wait": "vector.py:step_wait",
+        "PPO update (train)": "ppo_mask.py:train",
+    }
     for name, key in parts.items():
         print(f"  {name}: {cum.get(key, 0.0):.2f} s of {total:.2f} s")
     stats.sort_stats("tottime").print_stats(top)
@@ -95,16 +109,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=65536)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--backend", nargs="+", default=["core"], choices=["core", "python"],
-                        help="self-play backends to measure, in this order")  # fmt: skip
+    parser.add_argument(
+        "--backend",
+        nargs="+",
+        default=["core"],
+        choices=["core", "python"],
+        help="self-play backends to measure, in this order",
+    )
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     args = parser.parse_args()
     for backend in args.backend:
         for t in args.threads:
             wall, cpu = measure(args.steps, t, args.overrides, backend, args.profile)
-            print(f"backend {backend}, torch threads {t}: {wall:,.0f} learner decisions/s "
-                  f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}", flush=True)  # fmt: skip
+            print(
+                f"backend {backend}, torch threads {t}: {wall:,.0f} learner decisions/s "
+                f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -48,12 +48,20 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deals", type=int, default=None, help="play only the first N deals of the set (1 to its size)")
     p.add_argument("--seed", type=int, default=0, help="seed of every hand's agent randomness (>= 0, default 0)")
     p.add_argument("--workers", type=int, default=1, help="worker processes, >= 1 (results do not depend on it)")
-    p.add_argument("--torch-threads", type=int, default=DEFAULT_TORCH_THREADS, metavar="N",
-                   help="torch threads per evaluating process (default 1: identical results, and "
-                        "workers do not fight for the cores; benchmarks/eval_threads.py)")  # fmt: skip
+    p.add_argument(
+        "--torch-threads",
+        type=int,
+        default=DEFAULT_TORCH_THREADS,
+        metavar="N",
+        help="torch threads per evaluating process (default 1: identical results, and "
+        "workers do not fight for the cores; benchmarks/eval_threads.py)",
+    )
     p.add_argument("--rules", nargs="+", default=None, metavar="KEY=VALUE", help=RULES_HELP)
-    p.add_argument("--other-rules", action="store_true",
-                   help="let a policy bundle play under rules other than those its manifest says it was trained under")  # fmt: skip
+    p.add_argument(
+        "--other-rules",
+        action="store_true",
+        help="let a policy bundle play under rules other than those its manifest says it was trained under",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -87,13 +95,23 @@ def run_main(argv: list[str]) -> int:
     p.add_argument("--json", default=None, help="write the report here (atomically)")
     p.add_argument("--png", default=None, help="write the plot here (default: the --json path with .png)")
     p.add_argument("--no-matches", action="store_true", help="skip the matches to 152")
-    p.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="play the deals as Ray tasks (the scale extra): on the cluster at ADDRESS (auto or "
-                        "HOST:PORT), or without ADDRESS on a private local Ray with --workers CPUs; the "
-                        "report is the local run's (eval/ray_runner.py)")  # fmt: skip
-    p.add_argument("--save-hands", default=None, metavar="DB",
-                   help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, "
-                        "page /replay); needs the table extra")  # fmt: skip
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the deals as Ray tasks (the scale extra): on the cluster at ADDRESS (auto or "
+        "HOST:PORT), or without ADDRESS on a private local Ray with --workers CPUs; the "
+        "report is the local run's (eval/ray_runner.py)",
+    )
+    p.add_argument(
+        "--save-hands",
+        default=None,
+        metavar="DB",
+        help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, "
+        "page /replay); needs the table extra",
+    )
     p.add_argument(
         "--save-worst",
         type=int,
@@ -116,10 +134,18 @@ def run_main(argv: list[str]) -> int:
     if args.save_hands:
         check_output_path(args.save_hands, "--save-hands")
     run = run_duplicate(
-        args.a, args.b, ds, seed=args.seed, workers=args.workers, matches=not args.no_matches,
-        progress=not args.quiet, rules=args.rules, other_rules=args.other_rules, torch_threads=args.torch_threads,
+        args.a,
+        args.b,
+        ds,
+        seed=args.seed,
+        workers=args.workers,
+        matches=not args.no_matches,
+        progress=not args.quiet,
+        rules=args.rules,
+        other_rules=args.other_rules,
+        torch_threads=args.torch_threads,
         ray=args.ray,
-    )  # fmt: skip
+    )
     report = summarize(run, args.a, args.b, ds, full, args.seed, args.rules.to_dict())
     print(format_table(report))
     if args.json:
@@ -155,10 +181,20 @@ def promote_main(argv: list[str]) -> int:
     _, ds = _check_common(args)
     check_range("--looks", args.looks, 1, len(ds), " (the deals played)")
     cfg = PromotionConfig(
-        candidate=args.candidate, champion=args.champion, pointer=args.pointer, history=args.history,
-        deal_set=args.deal_set, deals=args.deals, seed=args.seed, workers=args.workers, looks=args.looks,
-        progress=not args.quiet, torch_threads=args.torch_threads, rules=args.rules, other_rules=args.other_rules,
-    )  # fmt: skip
+        candidate=args.candidate,
+        champion=args.champion,
+        pointer=args.pointer,
+        history=args.history,
+        deal_set=args.deal_set,
+        deals=args.deals,
+        seed=args.seed,
+        workers=args.workers,
+        looks=args.looks,
+        progress=not args.quiet,
+        torch_threads=args.torch_threads,
+        rules=args.rules,
+        other_rules=args.other_rules,
+    )
     champion, pointer, history = resolve_champion(cfg)
     _check_agents([args.candidate], "--candidate")
     _check_agents([champion], "--champion")
@@ -184,14 +220,27 @@ def league_main(argv: list[str]) -> int:
     )
     p.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP + " (two or more, all different)")
     p.add_argument("--json", default=None, help="write the league report here")
-    p.add_argument("--time-positions", type=int, default=DEFAULT_TIME_POSITIONS, metavar="N",
-                   help=f"time every agent on the same N decisions drawn from the deals (default "
-                        f"{DEFAULT_TIME_POSITIONS}; 0 skips the timing)")  # fmt: skip
-    p.add_argument("--pairs-dir", default=None, metavar="DIR",
-                   help="save each finished pair here, and reuse the pairs saved by an earlier run with the "
-                        "same agents, deals and seed (a killed ladder resumes)")  # fmt: skip
-    p.add_argument("--plot", default=None, metavar="PATH.png",
-                   help="write a PNG: the matrix of mean d as a heatmap and the Elo ratings as bars")  # fmt: skip
+    p.add_argument(
+        "--time-positions",
+        type=int,
+        default=DEFAULT_TIME_POSITIONS,
+        metavar="N",
+        help=f"time every agent on the same N decisions drawn from the deals (default "
+        f"{DEFAULT_TIME_POSITIONS}; 0 skips the timing)",
+    )
+    p.add_argument(
+        "--pairs-dir",
+        default=None,
+        metavar="DIR",
+        help="save each finished pair here, and reuse the pairs saved by an earlier run with the "
+        "same agents, deals and seed (a killed ladder resumes)",
+    )
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="PATH.png",
+        help="write a PNG: the matrix of mean d as a heatmap and the Elo ratings as bars",
+    )
     _common(p)
     args = p.parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
@@ -207,10 +256,18 @@ def league_main(argv: list[str]) -> int:
     if args.pairs_dir:
         check_output_dir(args.pairs_dir, "--pairs-dir")
     rep = league(
-        args.agents, ds, full.checksum, seed=args.seed, workers=args.workers, progress=not args.quiet,
-        torch_threads=args.torch_threads, time_positions=args.time_positions, pairs_dir=args.pairs_dir,
-        rules=args.rules, other_rules=args.other_rules,
-    )  # fmt: skip
+        args.agents,
+        ds,
+        full.checksum,
+        seed=args.seed,
+        workers=args.workers,
+        progress=not args.quiet,
+        torch_threads=args.torch_threads,
+        time_positions=args.time_positions,
+        pairs_dir=args.pairs_dir,
+        rules=args.rules,
+        other_rules=args.other_rules,
+    )
     print(format_league(rep))
     if args.json:
         write_json_atomic(args.json, rep)

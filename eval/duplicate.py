@@ -136,9 +136,13 @@ class MatchRecord:
 
 
 def play_match_chain(
-    deals: tuple[Deal, ...] | list[Deal], agent_a: Agent, agent_b: Agent, table: int, seed: int,
+    deals: tuple[Deal, ...] | list[Deal],
+    agent_a: Agent,
+    agent_b: Agent,
+    table: int,
+    seed: int,
     rules: RuleConfig | None = None,
-) -> tuple[list[MatchRecord], int]:  # fmt: skip
+) -> tuple[list[MatchRecord], int]:
     """Matches to 152 played on the deal sequence at one table; returns (matches, deals left over).
 
     A match takes the deals in order; when it ends the next match starts with the next deal.

@@ -33,8 +33,13 @@ def export_main(argv: list[str]) -> int:
     p.add_argument(
         "--opset", type=int, default=MIN_OPSET, help=f"ONNX opset ({MIN_OPSET} to {max_opset()}, default {MIN_OPSET})"
     )
-    p.add_argument("--check", type=int, default=1000, metavar="N",
-                   help="compare onnxruntime with torch on N real positions (0: skip; default 1000)")  # fmt: skip
+    p.add_argument(
+        "--check",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="compare onnxruntime with torch on N real positions (0: skip; default 1000)",
+    )
     p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
     args: argparse.Namespace = p.parse_args(argv)
     check_range("--opset", args.opset, MIN_OPSET, max_opset())
@@ -56,8 +61,10 @@ def export_main(argv: list[str]) -> int:
             return 0
     if args.check:
         par = verify_export(args.policy, args.out, args.check)
-        print(f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
-              f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}")  # fmt: skip
+        print(
+            f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
+            f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}"
+        )
         if not par.ok:
             raise ExportError(f"the exported model disagrees with torch: {par}")
     if args.time:

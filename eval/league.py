@@ -339,9 +339,17 @@ def league(
                 print(f"[league] {specs[i]} vs {specs[j]}: saved in {pairs_dir}", file=sys.stderr, flush=True)
         else:
             run = run_duplicate(
-                specs[i], specs[j], deal_set, seed=seed, workers=workers, matches=False, progress=progress,
-                torch_threads=torch_threads, rules=rules, other_rules=True,  # checked above
-            )  # fmt: skip
+                specs[i],
+                specs[j],
+                deal_set,
+                seed=seed,
+                workers=workers,
+                matches=False,
+                progress=progress,
+                torch_threads=torch_threads,
+                rules=rules,
+                other_rules=True,  # checked above
+            )
             d = [r.d for r in run.records]
             wins = sum(x > 0 for x in d) + 0.5 * sum(x == 0 for x in d)
             result = {"mean": mean_sd(d)[0], "ci95": list(ci95(d)), "deal_wins": [wins, len(d) - wins], "games": len(d)}

@@ -149,9 +149,19 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     decision = None
     for k in range(1, cfg.looks + 1):
         run = run_duplicate(
-            cfg.candidate, spec, ds, seed=cfg.seed, workers=cfg.workers, lo=bounds[k - 1], hi=bounds[k],
-            matches=False, progress=cfg.progress, torch_threads=cfg.torch_threads, rules=cfg.rules, other_rules=True,
-        )  # fmt: skip
+            cfg.candidate,
+            spec,
+            ds,
+            seed=cfg.seed,
+            workers=cfg.workers,
+            lo=bounds[k - 1],
+            hi=bounds[k],
+            matches=False,
+            progress=cfg.progress,
+            torch_threads=cfg.torch_threads,
+            rules=cfg.rules,
+            other_rules=True,
+        )
         d += [r.d for r in run.records]
         decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
         if decision.decision != "continue":

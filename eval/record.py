@@ -44,8 +44,9 @@ def entry_from_report(report: dict[str, Any], bundle: str | Path, trained: RuleC
     except ConfigError as e:
         raise RecordError(f"the report's rules are not a RuleConfig: {e}") from None
     if played != trained:
-        raise RecordError(f"the report was played under {played.describe()}, but the bundle was trained "
-                          f"under {trained.describe()}")  # fmt: skip
+        raise RecordError(
+            f"the report was played under {played.describe()}, but the bundle was trained under {trained.describe()}"
+        )
     name = str(report["deal_set"])
     try:
         role = load_named(name).role if name.split("[")[0] in STANDARD_SETS else "development"

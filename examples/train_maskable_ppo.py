@@ -53,8 +53,10 @@ def main(argv: list[str] | None = None) -> None:
     model = MaskablePPO("MlpPolicy", venv, n_steps=64, batch_size=256, seed=args.seed, device="cpu")
     model.learn(total_timesteps=args.steps)
     mean = evaluate(model, make_env(args.seed + 1), args.eval_episodes)
-    print(f"trained {model.num_timesteps:,} decisions; greedy policy vs {args.opponents}: "
-          f"{mean:+.3f} mean reward per {args.episode} over {args.eval_episodes} episodes")  # fmt: skip
+    print(
+        f"trained {model.num_timesteps:,} decisions; greedy policy vs {args.opponents}: "
+        f"{mean:+.3f} mean reward per {args.episode} over {args.eval_episodes} episodes"
+    )
     if args.save:
         model.save(args.save)
         print(f"saved {args.save}.zip")

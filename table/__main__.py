@@ -28,8 +28,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (1-65535, default 8000)")
     p.add_argument("--db", default="runs/table.sqlite", help="SQLite database of tables, hands and score sheets")
-    p.add_argument("--agent", action="append", default=[], metavar="PATH",
-                   help="offer this policy bundle or agent file as an opponent too (repeatable)")  # fmt: skip
+    p.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="offer this policy bundle or agent file as an opponent too (repeatable)",
+    )
     p.add_argument("--default", default="champion", help="the opponents' default agent (default: the shipped champion)")
     p.add_argument("--open", action="store_true", help="open the lobby in the default browser")
     return p.parse_args(argv)

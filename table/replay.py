@@ -126,13 +126,20 @@ def save_eval_hands(
                         "actions": _actions(deal, table.hand.history, rules, names),
                         "result": result.to_info(),
                         "meta": {
-                            "deal_set": deal_set.name, "index": rec.index, "table": table_no, "a": spec_a,
-                            "b": spec_b, "seed": seed, "d": rec.d, "rank": rank, "teams": list(names),
+                            "deal_set": deal_set.name,
+                            "index": rec.index,
+                            "table": table_no,
+                            "a": spec_a,
+                            "b": spec_b,
+                            "seed": seed,
+                            "d": rec.d,
+                            "rank": rank,
+                            "teams": list(names),
                             "reproduced": list(result.score) == list(rec.tables[table_no].score),
                         },
                     },
                     source="eval",
-                )  # fmt: skip
+                )
                 stored += 1
     finally:
         store.close()

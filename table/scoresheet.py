@@ -67,8 +67,15 @@ def check_entry(entry: object, rules: RuleConfig) -> dict[str, Any]:
         raise SheetError(f"unknown entry fields {unknown}; known: {list(ENTRY_KEYS)}")
     contract = entry.get("contract")
     if contract is None:
-        return {"contract": None, "caller": None, "level": 1, "raw": [0, 0], "projects": [[], []],
-                "baloot": [0, 0], "kaboot": None}  # fmt: skip
+        return {
+            "contract": None,
+            "caller": None,
+            "level": 1,
+            "raw": [0, 0],
+            "projects": [[], []],
+            "baloot": [0, 0],
+            "kaboot": None,
+        }
     if contract not in (HOKUM, SUN):
         raise SheetError(f"contract must be 'hokum', 'sun' or null (thrown in), got {contract!r}")
     caller = _team(entry.get("caller"), "caller")
@@ -105,8 +112,15 @@ def check_entry(entry: object, rules: RuleConfig) -> dict[str, Any]:
         raise SheetError(f"baloot is [0, 0], [2, 0] or [0, 2] (one player holds it, R6.5), got {baloot}")
     if sum(baloot) and (contract != HOKUM or not rules.projects):
         raise SheetError("a baloot exists only in hokum, with projects on (R6.5, R6.6)")
-    return {"contract": contract, "caller": caller, "level": level, "raw": raw,
-            "projects": [list(p) for p in projects], "baloot": baloot, "kaboot": kaboot}  # fmt: skip
+    return {
+        "contract": contract,
+        "caller": caller,
+        "level": level,
+        "raw": raw,
+        "projects": [list(p) for p in projects],
+        "baloot": baloot,
+        "kaboot": kaboot,
+    }
 
 
 def hand_result(entry: dict[str, Any], dealer: int, rules: RuleConfig, match_score: tuple[int, int]) -> HandResult:
@@ -116,15 +130,31 @@ def hand_result(entry: dict[str, Any], dealer: int, rules: RuleConfig, match_sco
     kaboot = entry["kaboot"]
     tricks = (4, 4) if kaboot is None else ((8, 0) if kaboot == 0 else (0, 8))  # without a kaboot both took some
     hs = score_hand(
-        entry["contract"], entry["caller"], entry["level"], entry["raw"], tricks, entry["projects"],
-        entry["baloot"], rules, match_score,
-    )  # fmt: skip
+        entry["contract"],
+        entry["caller"],
+        entry["level"],
+        entry["raw"],
+        tricks,
+        entry["projects"],
+        entry["baloot"],
+        rules,
+        match_score,
+    )
     return HandResult(
-        contract=entry["contract"], trump=None, caller=entry["caller"], level=entry["level"],
-        raw=tuple(entry["raw"]), tricks=tricks, projects=(tuple(entry["projects"][0]), tuple(entry["projects"][1])),
-        baloot=tuple(entry["baloot"]), kaboot=hs.kaboot, callers_won=hs.callers_won, score=hs.score,
-        gahwa_winner=hs.gahwa_winner, dealer=dealer,
-    )  # fmt: skip
+        contract=entry["contract"],
+        trump=None,
+        caller=entry["caller"],
+        level=entry["level"],
+        raw=tuple(entry["raw"]),
+        tricks=tricks,
+        projects=(tuple(entry["projects"][0]), tuple(entry["projects"][1])),
+        baloot=tuple(entry["baloot"]),
+        kaboot=hs.kaboot,
+        callers_won=hs.callers_won,
+        score=hs.score,
+        gahwa_winner=hs.gahwa_winner,
+        dealer=dealer,
+    )
 
 
 class _Played:
@@ -152,8 +182,17 @@ def compute(config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
         res = hand_result(entry, dealer, rules, (match.score[0], match.score[1]))
         match.hand = _Played(res)  # type: ignore[assignment]
         match.end_hand()  # R8: totals, hands counted, the match's end
-        out.append({**row, "after_end": False, "score": list(res.score), "totals": list(match.score),
-                    "callers_won": res.callers_won, "kaboot": res.kaboot, "dealer": dealer})  # fmt: skip
+        out.append(
+            {
+                **row,
+                "after_end": False,
+                "score": list(res.score),
+                "totals": list(match.score),
+                "callers_won": res.callers_won,
+                "kaboot": res.kaboot,
+                "dealer": dealer,
+            }
+        )
         dealer = match.next_dealer()  # R2.1, V9
     return {
         "rows": out,

@@ -323,6 +323,11 @@ def _room_token_ok(room_data: dict[str, Any], token: str) -> bool:
 
 def _summary(hand: dict[str, Any]) -> dict[str, Any]:
     return {
-        "id": hand["id"], "source": hand["source"], "room": hand["room"], "number": hand["number"],
-        "result": hand["result"], "meta": hand["meta"], "actions": len(hand["actions"]),
-    }  # fmt: skip
+        "id": hand["id"],
+        "source": hand["source"],
+        "room": hand["room"],
+        "number": hand["number"],
+        "result": hand["result"],
+        "meta": hand["meta"],
+        "actions": len(hand["actions"]),
+    }

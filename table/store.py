@@ -169,11 +169,19 @@ class Store:
             "INSERT INTO hands (source, room, number, deal, rules, match_score, actions, result, started, finished, "
             "meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                source, hand.get("room"), hand.get("number"), json.dumps(hand["deal"]), json.dumps(hand["rules"]),
-                json.dumps(hand["match_score"]), json.dumps(hand["actions"]), json.dumps(hand["result"]),
-                hand.get("started"), hand.get("finished"), json.dumps(hand.get("meta") or {}),
+                source,
+                hand.get("room"),
+                hand.get("number"),
+                json.dumps(hand["deal"]),
+                json.dumps(hand["rules"]),
+                json.dumps(hand["match_score"]),
+                json.dumps(hand["actions"]),
+                json.dumps(hand["result"]),
+                hand.get("started"),
+                hand.get("finished"),
+                json.dumps(hand.get("meta") or {}),
             ),
-        )  # fmt: skip
+        )
         return int(cur.lastrowid)
 
     @staticmethod

@@ -15,8 +15,16 @@ from typing import Any
 from baloot_io.atomic import TEMP_SUFFIX
 
 SMALL_NET = {"trunk": (16,), "head_hidden": 8, "value_hidden": (8,)}  # NetSpec fields of a tiny network
-EVAL = {"opponent": "heuristic", "deal_set": "small", "checksum": "4d167d1984c8abc", "deals": 64,
-        "mean": 1.25, "sd": 3.0, "ci95": [0.5, 2.0], "date": "2026-01-01T00:00:00+00:00"}  # fmt: skip
+EVAL = {
+    "opponent": "heuristic",
+    "deal_set": "small",
+    "checksum": "4d167d1984c8abc",
+    "deals": 64,
+    "mean": 1.25,
+    "sd": 3.0,
+    "ci95": [0.5, 2.0],
+    "date": "2026-01-01T00:00:00+00:00",
+}
 
 
 def make_bundle(path: Path, spec: Any = None, seed: int = 0, **kw: Any) -> Path:

@@ -42,7 +42,7 @@ TINY = {
         "final_deals": 2,
         "workers": 1,
         "promote": False,
-    },  # fmt: skip
+    },
     "pretrain": {"positions": 0},
 }
 
@@ -111,7 +111,7 @@ TRAIN_CASES = [
     (
         [f"--set=opponents.{w}_weight=0" for w in ("self", "champion", "heuristic", "random")],
         r"opponents: the four weights must have a positive sum",
-    ),  # fmt: skip
+    ),
     (["--set", "opponents.pool_size=0"], r"opponents.pool_size must be >= 1"),
     (["--set", "eval.deals=0"], r"eval.deals must be in \[1, 64\]"),
     (["--set", "eval.final_deals=65"], r"eval.final_deals must be in \[1, 64\]"),
@@ -120,7 +120,7 @@ TRAIN_CASES = [
     (
         ["--set", "pretrain.positions=100", "--set", "pretrain.teacher=alphabaloot"],
         r"pretrain.teacher: unknown agent 'alphabaloot'",
-    ),  # fmt: skip
+    ),
     (["--set", "pretrain.random_share=1.5"], r"pretrain.random_share must be in \[0, 1\]"),
     (["--set", "pretrain.epochs=0"], r"pretrain.epochs must be >= 1"),
     (["--set", "seed=-1"], r"seed must be in \[0, 2\*\*32\)"),

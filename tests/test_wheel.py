@@ -47,8 +47,23 @@ def built(tmp_path_factory) -> dict:
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
-    _ok(_run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-              "-w", tmp / "dist", src]))  # fmt: skip
+    _ok(
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "-w",
+                tmp / "dist",
+                src,
+            ]
+        )
+    )
     (wheel,) = (tmp / "dist").glob("baloot_rl-*.whl")
 
     env_dir = tmp / "venv"
@@ -115,7 +130,11 @@ print("ok", folder)
     out = _ok(_run([built["python"], "-c", script], cwd=built["cwd"]))
     assert out.startswith("ok ") and Path(out.split()[1]).is_relative_to(built["site"])
     # the README's command line names the champion as policies/champion: it is found in the package
-    out = _ok(_run([built["python"], "-m", "eval", "--a", "policies/champion", "--b", "random", "--deals", "8", "--quiet"],
-                   cwd=built["cwd"]))  # fmt: skip
+    out = _ok(
+        _run(
+            [built["python"], "-m", "eval", "--a", "policies/champion", "--b", "random", "--deals", "8", "--quiet"],
+            cwd=built["cwd"],
+        )
+    )
     assert "A = policies/champion" in out
     assert "--set KEY=VALUE" in _ok(_run([built["python"], "-m", "train", "--help"], cwd=built["cwd"]))

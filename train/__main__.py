@@ -89,37 +89,65 @@ def main(argv: list[str] | None = None) -> int:
         from train.distill import main as distill_main
 
         return distill_main(argv[1:])
-    parser = OneLineParser(prog="python -m train", description="PPO self-play for Baloot.",
-                           epilog=config_help() + "\n" + rllib_config_help(),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--config", default=None,
-                        help=f"YAML config ({DEFAULT_CONFIG} if omitted; keys it leaves out take the defaults below)")  # fmt: skip
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config value, e.g. --set ppo.total_steps=50000 (repeatable)")  # fmt: skip
+    parser = OneLineParser(
+        prog="python -m train",
+        description="PPO self-play for Baloot.",
+        epilog=config_help() + "\n" + rllib_config_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--config",
+        default=None,
+        help=f"YAML config ({DEFAULT_CONFIG} if omitted; keys it leaves out take the defaults below)",
+    )
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value, e.g. --set ppo.total_steps=50000 (repeatable)",
+    )
     parser.add_argument("--resume", metavar="RUN_DIR", help=RESUME_HELP)
     parser.add_argument("--run-dir", help="shorthand for --set run_dir=...")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.add_argument("--backend", choices=BACKENDS, default=None,
-                        help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib, the scale "
-                             "extra); --resume takes the backend of the run folder")  # fmt: skip
-    parser.add_argument("--address", default=None, metavar="auto|HOST:PORT",
-                        help="--backend rllib: the Ray cluster to join (default: a private local Ray)")  # fmt: skip
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib, the scale "
+        "extra); --resume takes the backend of the run folder",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="auto|HOST:PORT",
+        help="--backend rllib: the Ray cluster to join (default: a private local Ray)",
+    )
     args = parser.parse_args(argv)
     backend = args.backend or (resume_backend(args.resume) if args.resume else "sb3")
     if args.resume and args.backend and args.backend != resume_backend(args.resume):
-        print(f"error: --resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} "
-              "cannot continue it", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: --resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} "
+            "cannot continue it",
+            file=sys.stderr,
+        )
         return 2
     if backend == "sb3" and args.config and is_rllib_config(args.config):
-        print(f"error: {args.config} has an rllib: section, a config of the RLlib backend: add --backend rllib",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: {args.config} has an rllib: section, a config of the RLlib backend: add --backend rllib",
+            file=sys.stderr,
+        )
         return 2
     if args.address is not None and backend != "rllib":
         print("error: --address joins a Ray cluster; it needs --backend rllib", file=sys.stderr)
         return 2
     if args.resume is not None:
-        refused = [flag for flag, given in (("--config", args.config), ("--set", args.overrides),
-                                            ("--run-dir", args.run_dir)) if given]  # fmt: skip
+        refused = [
+            flag
+            for flag, given in (("--config", args.config), ("--set", args.overrides), ("--run-dir", args.run_dir))
+            if given
+        ]
         if refused:
             print(
                 f"error: --resume continues the run with the config saved in {args.resume}/config.yaml; "

@@ -183,8 +183,11 @@ def improve_calls(net: BalootNet, rules: RuleConfig, calls: CallsConfig, seed: i
     fit = train_bid_head(net, obs, masks, labels, calls, seed, quiet)
     fit["positions"] = len(views)
     fit["seconds"] = time.perf_counter() - t0
-    _log(f"held-out agreement with the searched calls {fit['agreement_before']:.1%} -> "
-         f"{fit['agreement_after']:.1%} ({fit['seconds']:.0f} s)", quiet)  # fmt: skip
+    _log(
+        f"held-out agreement with the searched calls {fit['agreement_before']:.1%} -> "
+        f"{fit['agreement_after']:.1%} ({fit['seconds']:.0f} s)",
+        quiet,
+    )
     return fit
 
 
@@ -197,9 +200,13 @@ def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
     fit = improve_calls(net, rules, cfg.calls, cfg.seed, quiet)
     base = {"name": manifest["name"], "path": cfg.policy, "weights_sha256": manifest["weights_sha256"]}
     bundle = save_bundle(
-        Path(cfg.out) / "bundle", net, name=f"calls-{manifest['name']}", rules=rules,
-        training={"call_iteration": cfg.to_dict(), "fit": fit}, extra={"base_policy": base},
-    )  # fmt: skip
+        Path(cfg.out) / "bundle",
+        net,
+        name=f"calls-{manifest['name']}",
+        rules=rules,
+        training={"call_iteration": cfg.to_dict(), "fit": fit},
+        extra={"base_policy": base},
+    )
     summary = {
         "bundle": str(bundle),
         "base_policy": base,

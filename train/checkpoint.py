@@ -72,8 +72,11 @@ class RunLock:
                 f"run dir {self.run_dir} is in use by {self.holder()} (lock {self.path}); "
                 "let that run finish or stop it first"
             ) from None
-        holder = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds")}  # fmt: skip
+        holder = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "since": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        }
         try:
             write_text_atomic(self.holder_path, json.dumps(holder) + "\n")
         except BaseException:
@@ -108,8 +111,13 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any]) -> Path:
     """Write ``payload`` as the checkpoint of ``step`` and point ``latest`` at it."""
     folder = Path(run_dir) / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
-    data = {"format": CHECKPOINT_FORMAT, "obs_version": OBS_VERSION, "action_version": ACTION_VERSION,
-            "step": step, **payload}  # fmt: skip
+    data = {
+        "format": CHECKPOINT_FORMAT,
+        "obs_version": OBS_VERSION,
+        "action_version": ACTION_VERSION,
+        "step": step,
+        **payload,
+    }
     buf = io.BytesIO()
     torch.save(data, buf)
     path = folder / f"step_{step:09d}.pt"

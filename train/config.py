@@ -75,9 +75,11 @@ class EnvConfig:
     match_bonus: float = _f(1.0, "match episodes: added for the winner, subtracted for the loser at the end")
     rules: RuleConfig = field(
         default_factory=RuleConfig,
-        metadata={"help": "the rule variants V1-V9 (RuleConfig fields) of every game the run plays, "
-                          "evaluations included; {} = the RULES.md defaults"},
-    )  # fmt: skip
+        metadata={
+            "help": "the rule variants V1-V9 (RuleConfig fields) of every game the run plays, "
+            "evaluations included; {} = the RULES.md defaults"
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -349,8 +351,15 @@ def _need(ok: bool, key: str, value: Any, what: str) -> None:
         raise ConfigError(f"{key} must be {what}, got {value!r}")
 
 
-def _number(key: str, value: float, low: float | None = None, high: float | None = None,
-            *, low_open: bool = False, high_open: bool = False) -> None:  # fmt: skip
+def _number(
+    key: str,
+    value: float,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> None:
     """``value`` finite and inside the interval; the message names it like ``(0, 0.5)`` or ``>= 0``."""
     if low is not None and high is not None:
         what = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
@@ -390,8 +399,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(p.n_envs >= 1, "ppo.n_envs", p.n_envs, ">= 1")
     _need(p.n_steps >= 1, "ppo.n_steps", p.n_steps, ">= 1")
     rollout = p.n_envs * p.n_steps
-    _need(2 <= p.batch_size <= rollout, "ppo.batch_size", p.batch_size,
-          f"in [2, ppo.n_envs * ppo.n_steps = {rollout}]")  # fmt: skip
+    _need(2 <= p.batch_size <= rollout, "ppo.batch_size", p.batch_size, f"in [2, ppo.n_envs * ppo.n_steps = {rollout}]")
     _need(p.n_epochs >= 1, "ppo.n_epochs", p.n_epochs, ">= 1")
     _number("ppo.learning_rate", p.learning_rate, 0, low_open=True)
     _number("ppo.gamma", p.gamma, 0, 1)
@@ -412,8 +420,12 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
 
     # --- opponents
     o = cfg.opponents
-    weights = {"self_weight": o.self_weight, "champion_weight": o.champion_weight,
-               "heuristic_weight": o.heuristic_weight, "random_weight": o.random_weight}  # fmt: skip
+    weights = {
+        "self_weight": o.self_weight,
+        "champion_weight": o.champion_weight,
+        "heuristic_weight": o.heuristic_weight,
+        "random_weight": o.random_weight,
+    }
     for name, w in weights.items():
         _number(f"opponents.{name}", w, 0)
     if sum(weights.values()) <= 0:
@@ -497,11 +509,18 @@ def _validate_init_from(cfg: TrainConfig) -> None:
     except BundleError as err:
         raise ConfigError(f"init_from: {_one_line(err)}") from None
     n = cfg.net
-    want = NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
-                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
+    want = NetSpec(
+        trunk=tuple(n.trunk),
+        head_hidden=n.head_hidden,
+        value_hidden=tuple(n.value_hidden),
+        privileged_critic=n.privileged_critic,
+        obs_size=OBS_SIZE,
+    )
     if net.spec != want:
-        raise ConfigError(f"init_from: bundle {cfg.init_from} has architecture {net.spec.to_dict()}, "
-                          f"but this run's net config gives {want.to_dict()}")  # fmt: skip
+        raise ConfigError(
+            f"init_from: bundle {cfg.init_from} has architecture {net.spec.to_dict()}, "
+            f"but this run's net config gives {want.to_dict()}"
+        )
 
 
 def to_dict(cfg: TrainConfig) -> dict:

@@ -169,8 +169,11 @@ def train_student(
                 student, t["obs"][vi], t["masks"][vi], t["probs"][vi], t["values"][vi], cfg.value_weight
             )
         out = {"train_loss": total / len(tr), "held_out_loss": float(vloss), "held_out_agreement": float(agree)}
-        _log(f"{label} epoch {epoch}/{cfg.epochs}: loss {out['train_loss']:.4f}, held out {out['held_out_loss']:.4f}, "
-             f"same action as the teacher {out['held_out_agreement']:.1%}", quiet)  # fmt: skip
+        _log(
+            f"{label} epoch {epoch}/{cfg.epochs}: loss {out['train_loss']:.4f}, held out {out['held_out_loss']:.4f}, "
+            f"same action as the teacher {out['held_out_agreement']:.1%}",
+            quiet,
+        )
     return out
 
 
@@ -201,8 +204,11 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
         torch.manual_seed(cfg.seed)
         student = BalootNet(cfg.spec())
     n_teacher, n_student = count_parameters(teacher_net), count_parameters(student)
-    _log(f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
-         f"({n_student:,} parameters, {n_student / n_teacher:.1%})", quiet)  # fmt: skip
+    _log(
+        f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
+        f"({n_student:,} parameters, {n_student / n_teacher:.1%})",
+        quiet,
+    )
     teacher_agent = PolicyAgent(teacher_net, teacher_manifest, deterministic=False)
     data: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "probs": [], "values": [], "held_out": []}
     per_round = [cfg.positions // cfg.rounds + (r < cfg.positions % cfg.rounds) for r in range(cfg.rounds)]
@@ -218,16 +224,27 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
         held_out[rng.permutation(len(pos))[: max(1, int(len(pos) * HELD_OUT))]] = True
         for k, v in zip(data, (pos.observations, pos.masks, probs, values, held_out), strict=True):
             data[k].append(v)
-        _log(f"round {r}/{cfg.rounds}: {len(pos):,} positions from {pos.hands:,} hands "
-             f"({'teacher, heuristic' + (', student' if r > 1 else '')}) in {time.perf_counter() - t0:.0f} s", quiet)  # fmt: skip
+        _log(
+            f"round {r}/{cfg.rounds}: {len(pos):,} positions from {pos.hands:,} hands "
+            f"({'teacher, heuristic' + (', student' if r > 1 else '')}) in {time.perf_counter() - t0:.0f} s",
+            quiet,
+        )
         fit = train_student(student, {k: np.concatenate(v) for k, v in data.items()}, cfg, rng, quiet, f"round {r}")
     name = f"distilled-{teacher_manifest['name']}"
-    teacher_info = {"name": teacher_manifest["name"], "path": str(cfg.teacher),
-                    "weights_sha256": teacher_manifest["weights_sha256"], "parameters": n_teacher}  # fmt: skip
+    teacher_info = {
+        "name": teacher_manifest["name"],
+        "path": str(cfg.teacher),
+        "weights_sha256": teacher_manifest["weights_sha256"],
+        "parameters": n_teacher,
+    }
     bundle = save_bundle(
-        out / "bundle", student, name=name, rules=rules,
-        training={"distillation": cfg.to_dict(), "fit": fit}, extra={"teacher": teacher_info},
-    )  # fmt: skip
+        out / "bundle",
+        student,
+        name=name,
+        rules=rules,
+        training={"distillation": cfg.to_dict(), "fit": fit},
+        extra={"teacher": teacher_info},
+    )
     _log(f"bundle: {bundle} (training {time.perf_counter() - t_start:.0f} s); evaluating in duplicate", quiet)
     evaluations = evaluate(bundle, cfg, rules, quiet)
     if evaluations:
@@ -265,8 +282,11 @@ def evaluate(bundle: Path, cfg: DistillConfig, rules: RuleConfig, quiet: bool) -
         res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers, rules)
         res["label"] = label
         results.append(res)
-        _log(f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
-             f"game points per deal on {res['deals']} deals ({time.perf_counter() - t0:.0f} s)", quiet)  # fmt: skip
+        _log(
+            f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "
+            f"game points per deal on {res['deals']} deals ({time.perf_counter() - t0:.0f} s)",
+            quiet,
+        )
     return results
 
 
@@ -320,8 +340,10 @@ def format_summary(s: dict[str, Any]) -> str:
         f"  positions         : {s['positions']:,}; held-out agreement with the teacher {s['fit']['held_out_agreement']:.1%}",
     ]
     for ev in s["evaluations"]:
-        lines.append(f"  vs {ev.get('label', Path(ev['opponent']).name):<14}: {ev['mean']:+.2f} game points per deal, 95% CI "
-                     f"[{ev['ci95'][0]:+.2f}, {ev['ci95'][1]:+.2f}], {ev['deals']} deals of {ev['deal_set']} ({ev['checksum'][:12]}...)")  # fmt: skip
+        lines.append(
+            f"  vs {ev.get('label', Path(ev['opponent']).name):<14}: {ev['mean']:+.2f} game points per deal, 95% CI "
+            f"[{ev['ci95'][0]:+.2f}, {ev['ci95'][1]:+.2f}], {ev['deals']} deals of {ev['deal_set']} ({ev['checksum'][:12]}...)"
+        )
     ref = s.get("teacher_vs_heuristic")
     if ref:
         lines.append(
@@ -400,12 +422,25 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     try:
         cfg = DistillConfig(
-            teacher=a.teacher, out=a.out, positions=a.positions, rounds=a.rounds, epochs=a.epochs,
-            batch_size=a.batch_size, learning_rate=a.lr, trunk=a.trunk, head_hidden=a.head_hidden,
-            value_hidden=a.value_hidden, temperature=a.temperature, epsilon=a.epsilon,
-            eval_deal_set=a.eval_deal_set, eval_deals=a.eval_deals, eval_workers=a.eval_workers,
-            onnx_timing=a.onnx_timing, seed=a.seed, torch_threads=a.torch_threads,
-        )  # fmt: skip
+            teacher=a.teacher,
+            out=a.out,
+            positions=a.positions,
+            rounds=a.rounds,
+            epochs=a.epochs,
+            batch_size=a.batch_size,
+            learning_rate=a.lr,
+            trunk=a.trunk,
+            head_hidden=a.head_hidden,
+            value_hidden=a.value_hidden,
+            temperature=a.temperature,
+            epsilon=a.epsilon,
+            eval_deal_set=a.eval_deal_set,
+            eval_deals=a.eval_deals,
+            eval_workers=a.eval_workers,
+            onnx_timing=a.onnx_timing,
+            seed=a.seed,
+            torch_threads=a.torch_threads,
+        )
         check_inputs(a)
         summary = distill(cfg, quiet=a.quiet)
     except (BundleError, ValueError) as e:  # InputError and DealSetError are ValueErrors

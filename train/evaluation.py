@@ -28,9 +28,15 @@ POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
 
 
 def evaluate_bundle(
-    bundle: Path, opponent: str, deal_set: str, deals: int, seed: int, workers: int, rules: RuleConfig,
+    bundle: Path,
+    opponent: str,
+    deal_set: str,
+    deals: int,
+    seed: int,
+    workers: int,
+    rules: RuleConfig,
     matches: bool = False,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     """Duplicate of ``bundle`` (A) against ``opponent`` (B) on the first ``deals`` of a deal set,
     every hand under ``rules`` (the run's).
 
@@ -104,9 +110,16 @@ def promotion_alpha_per_test(run_alpha: float, planned: int) -> float:
 
 
 def try_promotion(
-    candidate: Path, run_dir: Path, step: int, deal_set: str, deals: int, seed: int, workers: int,
-    rules: RuleConfig, alpha: float = ALPHA,
-) -> dict[str, Any]:  # fmt: skip
+    candidate: Path,
+    run_dir: Path,
+    step: int,
+    deal_set: str,
+    deals: int,
+    seed: int,
+    workers: int,
+    rules: RuleConfig,
+    alpha: float = ALPHA,
+) -> dict[str, Any]:
     """Run the promotion rule (``eval.promote``) for a checkpoint's bundle at error rate ``alpha``,
     every hand under ``rules`` (the run's).
 
@@ -121,8 +134,18 @@ def try_promotion(
         shutil.rmtree(stable)
     shutil.copytree(candidate, stable)
     try:
-        entry = promote(PromotionConfig(candidate=str(stable), champion=str(pointer), deal_set=deal_set,
-                                        deals=deals, seed=seed, workers=workers, alpha=alpha, rules=rules))  # fmt: skip
+        entry = promote(
+            PromotionConfig(
+                candidate=str(stable),
+                champion=str(pointer),
+                deal_set=deal_set,
+                deals=deals,
+                seed=seed,
+                workers=workers,
+                alpha=alpha,
+                rules=rules,
+            )
+        )
     except PromotionError:
         shutil.rmtree(stable, ignore_errors=True)
         raise
@@ -227,8 +250,10 @@ def evaluate_run(
         scalar(f"{section}/mean_vs_{tag}", res["mean"])
         scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
         if log is not None:
-            log(f"eval at {steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
-                f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal")  # fmt: skip
+            log(
+                f"eval at {steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal"
+            )
 
     promoting = e.promote and not final
     if promoting:  # the promotion match is also the evaluation against the champion
@@ -237,8 +262,13 @@ def evaluate_run(
         alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
         entry = try_promotion(bundle, run_dir, steps, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
         rules = {"rules": cfg.env.rules.changes()} if cfg.env.rules.changes() else {}
-        record({k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-               | {"opponent": champion_spec, "date": entry["when"]} | rules, champion_spec, e.deal_set)  # fmt: skip
+        record(
+            {k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
+            | {"opponent": champion_spec, "date": entry["when"]}
+            | rules,
+            champion_spec,
+            e.deal_set,
+        )
         scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
         if entry["promoted"]:
             add_champion(Path(entry["candidate"]))

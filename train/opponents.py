@@ -80,8 +80,12 @@ class OpponentPool:
     def sample(self) -> NetOpponent | AgentOpponent:
         """Draw an opponent team for a new game by the config's weights."""
         c = self.cfg
-        members = {"self": list(self.snapshots), "champion": self.champions,
-                   "heuristic": [self.rule_agents["heuristic"]], "random": [self.rule_agents["random"]]}  # fmt: skip
+        members = {
+            "self": list(self.snapshots),
+            "champion": self.champions,
+            "heuristic": [self.rule_agents["heuristic"]],
+            "random": [self.rule_agents["random"]],
+        }
         weights = np.array([c.self_weight, c.champion_weight, c.heuristic_weight, c.random_weight], dtype=np.float64)
         for i, cat in enumerate(CATEGORIES):
             if not members[cat]:

@@ -42,8 +42,16 @@ from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 
 
-def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: Reward | float, privileged: bool,
-            teacher_spec: str = "heuristic", soft_temperature: float = 0.0):  # fmt: skip
+def collect(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    random_share: float,
+    reward: Reward | float,
+    privileged: bool,
+    teacher_spec: str = "heuristic",
+    soft_temperature: float = 0.0,
+):
     """``n`` positions (obs, mask, target, value target) from the teacher's self-play.
 
     The target is a distribution over the 42 actions: one-hot on the teacher's choice, or, with
@@ -102,8 +110,16 @@ def collect(n: int, seed: int, rules: RuleConfig, random_share: float, reward: R
     return obs, masks, targets, values
 
 
-def collect_core(n: int, seed: int, rules: RuleConfig, random_share: float, reward: Reward | float,
-                 privileged: bool, games: int = 256, deals: list | None = None):  # fmt: skip
+def collect_core(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    random_share: float,
+    reward: Reward | float,
+    privileged: bool,
+    games: int = 256,
+    deals: list | None = None,
+):
     """``collect`` for the ``heuristic`` teacher on the batched core: ``games`` hands in lockstep.
 
     The labels come from the numba twin of the heuristic (``agents.rule_based.batch_heuristic``,
@@ -123,8 +139,9 @@ def collect_core(n: int, seed: int, rules: RuleConfig, random_share: float, rewa
     rng = np.random.default_rng(seed)
     if deals is not None and games != 1:
         raise ValueError("deals are played by one game: pass games=1")
-    game = BatchGame(games, rules, episode="hand", seed=seed, reward=reward,
-                     deals=None if deals is None else [list(deals)])  # fmt: skip
+    game = BatchGame(
+        games, rules, episode="hand", seed=seed, reward=reward, deals=None if deals is None else [list(deals)]
+    )
     width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
     obs = np.zeros((n, width), np.float32)
     masks = np.zeros((n, NUM_ACTIONS), np.int8)
@@ -169,20 +186,26 @@ def _collect_task(args: tuple) -> tuple:
     return collect(*args)
 
 
-def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool,
-                     quiet: bool) -> tuple:  # fmt: skip
+def collect_parallel(
+    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
+) -> tuple:
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order; or,
     for the heuristic teacher, ``collect_core`` in this process (``PretrainConfig.backend``)."""
     if uses_core(cfg):
         out = collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged)
         if not quiet:
-            print(f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, on the batched core)",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, on the batched core)",
+                file=sys.stderr,
+                flush=True,
+            )
         return out
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
-    tasks = [(n, seed + k, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
-             for k, n in enumerate(sizes)]  # fmt: skip
+    tasks = [
+        (n, seed + k, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
+        for k, n in enumerate(sizes)
+    ]
     out: list[np.ndarray] = []
     at = 0
 
@@ -205,8 +228,12 @@ def collect_parallel(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: 
                 put(part)
                 del part
                 if not quiet:
-                    print(f"[pretrain] labelled {at:,}/{cfg.positions:,} positions "
-                          f"({cfg.teacher}, chunk {k + 1}/{chunks})", file=sys.stderr, flush=True)  # fmt: skip
+                    print(
+                        f"[pretrain] labelled {at:,}/{cfg.positions:,} positions "
+                        f"({cfg.teacher}, chunk {k + 1}/{chunks})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     return tuple(out)
 
 
@@ -226,8 +253,9 @@ def imitation_accuracy(net: BalootNet, data: tuple) -> float:
     return float((logits.argmax(1) == targets.argmax(1)).float().mean())
 
 
-def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float,
-             quiet: bool = False) -> dict:  # fmt: skip
+def pretrain(
+    net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, quiet: bool = False
+) -> dict:
     """Fit ``net`` to the teacher in place; returns accuracy and losses for the log.
 
     ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the
@@ -240,11 +268,25 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
     # Held-out positions: hands of their own (a seed no chunk uses), never trained on, so that the
     # reported imitation accuracy is a generalisation figure and not a memorisation one.
     if uses_core(cfg):
-        held = collect_core(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
-                            net.spec.privileged_critic)  # fmt: skip
+        held = collect_core(
+            heldout_size(cfg.positions),
+            seed + HELDOUT_SEED_OFFSET,
+            rules,
+            cfg.random_share,
+            reward,
+            net.spec.privileged_critic,
+        )
     else:
-        held = collect(heldout_size(cfg.positions), seed + HELDOUT_SEED_OFFSET, rules, cfg.random_share, reward,
-                       net.spec.privileged_critic, cfg.teacher, cfg.soft_temperature)  # fmt: skip
+        held = collect(
+            heldout_size(cfg.positions),
+            seed + HELDOUT_SEED_OFFSET,
+            rules,
+            cfg.random_share,
+            reward,
+            net.spec.privileged_critic,
+            cfg.teacher,
+            cfg.soft_temperature,
+        )
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
@@ -271,13 +313,20 @@ def pretrain(net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, 
             tot_pi += loss_pi.item() * len(idx)
             tot_v += loss_v.item() * len(idx)
             correct += (logits.argmax(1) == tb.argmax(1)).sum().item()
-        stats = {"policy_loss": tot_pi / n, "value_loss": tot_v / n, "train_accuracy": correct / n,
-                 "heldout_accuracy": imitation_accuracy(net, held)}  # fmt: skip
+        stats = {
+            "policy_loss": tot_pi / n,
+            "value_loss": tot_v / n,
+            "train_accuracy": correct / n,
+            "heldout_accuracy": imitation_accuracy(net, held),
+        }
         if not quiet:
-            print(f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['heldout_accuracy']:.1%} "
-                  f"on {len(held[0]):,} held-out positions ({stats['train_accuracy']:.1%} on the training positions), "
-                  f"policy loss {stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['heldout_accuracy']:.1%} "
+                f"on {len(held[0]):,} held-out positions ({stats['train_accuracy']:.1%} on the training positions), "
+                f"policy loss {stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}",
+                file=sys.stderr,
+                flush=True,
+            )
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0
     stats["collect_seconds"] = t_collect

@@ -61,16 +61,27 @@ class SelfPlayVecEnv(BalootVecEnv):
     """``n_envs`` self-play games against the pool; see the module docstring."""
 
     def __init__(
-        self, n_envs: int, cfg: EnvConfig, pool: OpponentPool, seed: int, privileged: bool = False,
+        self,
+        n_envs: int,
+        cfg: EnvConfig,
+        pool: OpponentPool,
+        seed: int,
+        privileged: bool = False,
         backend: str = "core",
-    ):  # fmt: skip
+    ):
         self.cfg = cfg
         self.pool = pool
         super().__init__(
-            n_envs, learner="team", opponents=None, episode=cfg.episode, rules=cfg.rules,
-            reward=Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus), seed=seed, privileged=privileged,
+            n_envs,
+            learner="team",
+            opponents=None,
+            episode=cfg.episode,
+            rules=cfg.rules,
+            reward=Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus),
+            seed=seed,
+            privileged=privileged,
             backend=backend,
-        )  # fmt: skip
+        )
 
     def _draw_players(self, i: int, g: Any) -> None:
         g.opponent = g.partner = self.pool.sample()

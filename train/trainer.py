@@ -83,8 +83,13 @@ def tensorboard_logger(folder: Path) -> TagLogger:
 
 def net_spec(cfg: TrainConfig) -> NetSpec:
     n = cfg.net
-    return NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
-                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
+    return NetSpec(
+        trunk=tuple(n.trunk),
+        head_hidden=n.head_hidden,
+        value_hidden=tuple(n.value_hidden),
+        privileged_critic=n.privileged_critic,
+        obs_size=OBS_SIZE,
+    )
 
 
 def _log(msg: str) -> None:
@@ -138,15 +143,28 @@ class Trainer:
         # --- opponents, games, model
         self.spec = net_spec(cfg)
         self.pool = OpponentPool(cfg.opponents, self.spec, cfg.seed + 1000)
-        self.venv = SelfPlayVecEnv(cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic,
-                                   backend=self.backend)  # fmt: skip
+        self.venv = SelfPlayVecEnv(
+            cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic, backend=self.backend
+        )
         p = cfg.ppo
         self.model = BalootPPO(
-            BalootPolicy, self.venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-            n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
-            ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, seed=cfg.seed, device="cpu",
-            policy_kwargs={"net_spec": self.spec.to_dict()}, verbose=0,
-        )  # fmt: skip
+            BalootPolicy,
+            self.venv,
+            learning_rate=p.learning_rate,
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range,
+            ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm,
+            seed=cfg.seed,
+            device="cpu",
+            policy_kwargs={"net_spec": self.spec.to_dict()},
+            verbose=0,
+        )
         self.model.after_update = self._after_update
         # SB3 seeds the env with cfg.seed (MaskablePPO(seed=...)); the games keep their own seed,
         # as they always had, applied at the first reset (BalootVecEnv.seed).
@@ -224,8 +242,10 @@ class Trainer:
         except BundleError as e:
             raise ConfigError(f"init_from: {e}") from None
         if net.spec != self.spec:
-            raise ConfigError(f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
-                              f"but this run's net config gives {self.spec.to_dict()}")  # fmt: skip
+            raise ConfigError(
+                f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
+                f"but this run's net config gives {self.spec.to_dict()}"
+            )
         self.net.load_state_dict(net.state_dict())
         if not self.quiet:
             _log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
@@ -341,9 +361,13 @@ class Trainer:
     # ------------------------------------------------------------------ evaluation
     def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
         return save_bundle(
-            path, self.net, name=f"{self.run_dir.name}@{self.steps}", rules=self.cfg.env.rules,
-            training=to_dict(self.cfg), evaluations=evaluations,
-        )  # fmt: skip
+            path,
+            self.net,
+            name=f"{self.run_dir.name}@{self.steps}",
+            rules=self.cfg.env.rules,
+            training=to_dict(self.cfg),
+            evaluations=evaluations,
+        )
 
     def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
         """Duplicate evaluation of the current policy (greedy) against ``heuristic`` and the champion.
@@ -363,10 +387,17 @@ class Trainer:
             self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
 
         results = evaluate_run(
-            self.cfg, self.run_dir, self.steps, self.export_bundle(self.run_dir / "bundles" / "current"), deals,
-            final=final, deal_set=deal_set, scalar=logger.record, add_champion=add_champion,
+            self.cfg,
+            self.run_dir,
+            self.steps,
+            self.export_bundle(self.run_dir / "bundles" / "current"),
+            deals,
+            final=final,
+            deal_set=deal_set,
+            scalar=logger.record,
+            add_champion=add_champion,
             log=None if self.quiet else _log,
-        )  # fmt: skip
+        )
         self.evals += results
         logger.dump(self.steps)  # at the step the evaluation was made (with this update's train/* figures)
         return results
@@ -382,8 +413,9 @@ class Trainer:
         if not has_checkpoint(self.run_dir):  # right after the warm start: a kill never costs it again
             self.checkpoint()
         if remaining > 0:
-            self.model.learn(total_timesteps=remaining, callback=progress, reset_num_timesteps=not self.resume,
-                             log_interval=None)  # fmt: skip
+            self.model.learn(
+                total_timesteps=remaining, callback=progress, reset_num_timesteps=not self.resume, log_interval=None
+            )
         self.checkpoint()
         self.model.logger.dump(self.steps)
         return {

@@ -67,9 +67,19 @@ EVALUATION_FIELDS = (
 log = logging.getLogger("baloot.bundle")
 
 __all__ = [
-    "BUNDLE_FORMAT", "BundleError", "MANIFEST", "PolicyAgent", "WEIGHTS", "describe_evaluations",
-    "evaluations_problem", "load_net", "load_policy", "read_manifest", "save_bundle", "update_evaluations",
-]  # fmt: skip
+    "BUNDLE_FORMAT",
+    "BundleError",
+    "MANIFEST",
+    "PolicyAgent",
+    "WEIGHTS",
+    "describe_evaluations",
+    "evaluations_problem",
+    "load_net",
+    "load_policy",
+    "read_manifest",
+    "save_bundle",
+    "update_evaluations",
+]
 
 
 class BundleError(ValueError):
@@ -379,7 +389,10 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
         torch.set_num_threads(threads)
     log.info(
         "loaded policy %s from %s: weights sha256 %s, %d parameters, eval: %s",
-        manifest["name"], path, manifest["weights_sha256"], sum(p.numel() for p in net.parameters()),
+        manifest["name"],
+        path,
+        manifest["weights_sha256"],
+        sum(p.numel() for p in net.parameters()),
         describe_evaluations(manifest),
-    )  # fmt: skip
+    )
     return PolicyAgent(net, manifest, seed=seed, deterministic=deterministic)

@@ -87,9 +87,15 @@ def export_onnx(bundle: str | Path, out: str | Path, opset: int = MIN_OPSET) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the TorchScript exporter's deprecation notice
         torch.onnx.export(
-            _Exported(net).eval(), example, str(out), input_names=list(INPUTS), output_names=list(OUTPUTS),
-            dynamic_axes={name: batch for name in INPUTS + OUTPUTS}, opset_version=opset, dynamo=False,
-        )  # fmt: skip
+            _Exported(net).eval(),
+            example,
+            str(out),
+            input_names=list(INPUTS),
+            output_names=list(OUTPUTS),
+            dynamic_axes={name: batch for name in INPUTS + OUTPUTS},
+            opset_version=opset,
+            dynamo=False,
+        )
     data = out.read_bytes()
     meta = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
     meta["bundle_manifest_sha256"] = manifest.get("manifest_sha256")

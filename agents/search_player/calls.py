@@ -87,9 +87,19 @@ def _searched(view: PlayerView, draw, observed: np.ndarray, worlds: int, conditi
             if template is None:
                 template = _start_row(view, deals[0])
             accepted += call_sums(
-                template, deals, observed, legal, _switches(view.rules), _PAY, _BARS,
-                team_of(me), me, conditioned, worlds - accepted, sums,
-            )  # fmt: skip
+                template,
+                deals,
+                observed,
+                legal,
+                _switches(view.rules),
+                _PAY,
+                _BARS,
+                team_of(me),
+                me,
+                conditioned,
+                worlds - accepted,
+                sums,
+            )
             if accepted >= worlds:
                 break
         if accepted:
@@ -151,9 +161,18 @@ class CallFilter:
         ok = np.zeros(len(worlds), dtype=np.int64)
         v = self.view
         calls_agree(
-            self.template, worlds, self.played_by, v.turned, v.caller, self.observed, v.seat,
-            self.switches, _BARS, self.stream, ok,
-        )  # fmt: skip
+            self.template,
+            worlds,
+            self.played_by,
+            v.turned,
+            v.caller,
+            self.observed,
+            v.seat,
+            self.switches,
+            _BARS,
+            self.stream,
+            ok,
+        )
         self.drawn += len(worlds)
         self.kept += int(ok.sum())
         return ok.astype(bool)

@@ -137,9 +137,18 @@ class _Seen:
     """The fields of a ``PlayerView`` that ``card_play.choose_card`` reads, taken from a world."""
 
     __slots__ = (
-        "seat", "hand", "legal_mask", "trump", "caller", "played_by", "voids", "no_trumps",
-        "trick_cards", "trick_seats", "trick_winner",
-    )  # fmt: skip
+        "seat",
+        "hand",
+        "legal_mask",
+        "trump",
+        "caller",
+        "played_by",
+        "voids",
+        "no_trumps",
+        "trick_cards",
+        "trick_seats",
+        "trick_winner",
+    )
 
     def __init__(self, state: HandState) -> None:
         seat = state.to_act

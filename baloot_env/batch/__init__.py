@@ -37,7 +37,19 @@ from baloot_env.batch.state import (
 )
 
 __all__ = [
-    "BIDDING", "DONE", "DOUBLING", "HOKUM", "PLAY", "SUN",
-    "BatchGame", "BatchResults", "BatchState", "deal_queue", "deal_row", "new_results", "new_state",
-    "rule_switches", "seed_streams",
-]  # fmt: skip
+    "BIDDING",
+    "DONE",
+    "DOUBLING",
+    "HOKUM",
+    "PLAY",
+    "SUN",
+    "BatchGame",
+    "BatchResults",
+    "BatchState",
+    "deal_queue",
+    "deal_row",
+    "new_results",
+    "new_state",
+    "rule_switches",
+    "seed_streams",
+]

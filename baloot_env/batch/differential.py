@@ -220,9 +220,12 @@ def _finish(
     # With automatic reset a finished match's books are already those of the next match.
     want_books = [*match.score, match.deals_played, match.hands_scored]
     _check(
-        (over and core.auto_reset) or books == want_books, core, g, hand,
+        (over and core.auto_reset) or books == want_books,
+        core,
+        g,
+        hand,
         f"match books (score 0, score 1, deals, scored hands): core {books}, engine {want_books}",
-    )  # fmt: skip
+    )
     if over:
         want_m = match.result.to_info()
         got_m = core.match_result(g)

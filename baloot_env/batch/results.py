@@ -88,10 +88,22 @@ def finish_played(s: np.ndarray, r: np.ndarray, sw: np.ndarray, g: int) -> None:
         else:
             bal1 = BALOOT_POINTS
     s0, s1, callers_won, _winner, kaboot, gahwa_winner = score_hand(
-        contract, s[g, CALLER], s[g, LEVEL], s[g, RAW], s[g, RAW + 1], s[g, TRICKS_WON], s[g, TRICKS_WON + 1],
-        proj0, proj1, bal0, bal1, sw[SW_LAST_DIGIT] != 0, sw[SW_BALOOT_KEPT] != 0,
-        s[g, MATCH_SCORE], s[g, MATCH_SCORE + 1],
-    )  # fmt: skip
+        contract,
+        s[g, CALLER],
+        s[g, LEVEL],
+        s[g, RAW],
+        s[g, RAW + 1],
+        s[g, TRICKS_WON],
+        s[g, TRICKS_WON + 1],
+        proj0,
+        proj1,
+        bal0,
+        bal1,
+        sw[SW_LAST_DIGIT] != 0,
+        sw[SW_BALOOT_KEPT] != 0,
+        s[g, MATCH_SCORE],
+        s[g, MATCH_SCORE + 1],
+    )
     r[g, R_CONTRACT] = contract
     r[g, R_TRUMP] = s[g, TRUMP]
     r[g, R_CALLER] = s[g, CALLER]

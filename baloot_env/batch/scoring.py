@@ -77,7 +77,7 @@ def score_hand(
     Returns:
         (score of team 0, score of team 1, callers won (0/1), winning team, kaboot,
         gahwa winner or -1).
-    """  # fmt: skip
+    """
     callers = caller % 2
     proj0 = proj0 if tricks0 > 0 else 0  # R6.4
     proj1 = proj1 if tricks1 > 0 else 0

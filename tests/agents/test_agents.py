@@ -153,20 +153,38 @@ def test_heuristic_does_not_trump_over_a_winning_partner_and_gives_points():
     """R5.4: out of hearts with the partner winning, it may discard: it gives the ten, no trump."""
     hand = mask_of(_cards("JS", "9S", "TD", "7D"))
     view = _view_at(
-        0, seat=3, to_act=3, caller=3, hand=hand, legal_mask=hand,
-        trick_seats=(0, 1, 2), trick_cards=tuple(_cards("7H", "AH", "8H")), trick_winner=1,
+        0,
+        seat=3,
+        to_act=3,
+        caller=3,
+        hand=hand,
+        legal_mask=hand,
+        trick_seats=(0, 1, 2),
+        trick_cards=tuple(_cards("7H", "AH", "8H")),
+        trick_winner=1,
         played_by=(mask_of(_cards("7H")), mask_of(_cards("AH")), mask_of(_cards("8H")), 0),
-        voids=(0, 0, 0, 0), no_trumps=(0, 0, 0, 0),
-    )  # fmt: skip
+        voids=(0, 0, 0, 0),
+        no_trumps=(0, 0, 0, 0),
+    )
     assert HeuristicAgent().act(view) == parse_card("TD")
 
 
 def test_heuristic_cashes_a_sure_winner_in_sun():
     hand = mask_of(_cards("AC", "7D", "8H"))
     view = _view_at(
-        -1, seat=0, to_act=0, caller=1, hand=hand, legal_mask=hand, trick_seats=(), trick_cards=(),
-        trick_winner=-1, played_by=(0, 0, 0, 0), voids=(0, 0, 0, 0), no_trumps=(0, 0, 0, 0),
-    )  # fmt: skip
+        -1,
+        seat=0,
+        to_act=0,
+        caller=1,
+        hand=hand,
+        legal_mask=hand,
+        trick_seats=(),
+        trick_cards=(),
+        trick_winner=-1,
+        played_by=(0, 0, 0, 0),
+        voids=(0, 0, 0, 0),
+        no_trumps=(0, 0, 0, 0),
+    )
     assert HeuristicAgent().act(view) == parse_card("AC")
 
 
@@ -174,11 +192,15 @@ def test_heuristic_bids_from_hand_strength():
     """R3.1: hokum in the turned suit with J and 9; sun with aces; pass with nothing."""
     deal = {
         "dealer": 3,
-        "hands": [["JH", "9H", "AS", "7C", "8D"], ["7S", "8S", "9S", "TS", "KS"],
-                  ["QS", "JS", "7H", "8H", "QH"], ["AD", "TD", "AC", "TC", "KD"]],
+        "hands": [
+            ["JH", "9H", "AS", "7C", "8D"],
+            ["7S", "8S", "9S", "TS", "KS"],
+            ["QS", "JS", "7H", "8H", "QH"],
+            ["AD", "TD", "AC", "TC", "KD"],
+        ],
         "turned": "KH",
         "stock": ["AH", "TH", "7D", "9D", "JD", "QD", "8C", "9C", "JC", "QC", "KC"],
-    }  # fmt: skip
+    }
     state = HandState(parse_deal(deal))
     h = HeuristicAgent()
     assert hokum_strength(mask_of(_cards("JH", "9H", "AS", "7C", "8D", "KH")), 1) >= HeuristicConfig().hokum_bar

@@ -205,5 +205,11 @@ def test_only_seat_view_reads_the_state():
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and node.args.args and node.args.args[0].arg in ("s", "games")
     }
-    assert readers == {"seat_view", "heuristic_action", "heuristic_actions", "heuristic_actions_all",
-                       "heuristic_steps", "act"}  # fmt: skip
+    assert readers == {
+        "seat_view",
+        "heuristic_action",
+        "heuristic_actions",
+        "heuristic_actions_all",
+        "heuristic_steps",
+        "act",
+    }

@@ -85,8 +85,20 @@ def test_kernel_values_equal_the_engines_playouts(rules):
         for d in deals:
             sums = np.zeros(len(legal))
             sw = calls._switches(rules)
-            n = call_sums(template, d[None], observed, legal, sw, calls._PAY, calls._BARS,
-                          team_of(view.seat), view.seat, False, 1, sums)  # fmt: skip
+            n = call_sums(
+                template,
+                d[None],
+                observed,
+                legal,
+                sw,
+                calls._PAY,
+                calls._BARS,
+                team_of(view.seat),
+                view.seat,
+                False,
+                1,
+                sums,
+            )
             assert n == 1
             for i, a in enumerate(legal):
                 assert sums[i] == _engine_value(view, d, int(a))
@@ -108,8 +120,20 @@ def test_conditioning_keeps_exactly_the_deals_where_the_heuristic_makes_the_call
         for d in calls._deals(gen, 10, view.seat, own, unseen, view.turned):
             template = template if template is not None else calls._start_row(view, d)
             sums = np.zeros(len(legal))
-            n = call_sums(template, d[None], observed, legal, calls._switches(view.rules), calls._PAY,
-                          calls._BARS, team_of(view.seat), view.seat, True, 1, sums)  # fmt: skip
+            n = call_sums(
+                template,
+                d[None],
+                observed,
+                legal,
+                calls._switches(view.rules),
+                calls._PAY,
+                calls._BARS,
+                team_of(view.seat),
+                view.seat,
+                True,
+                1,
+                sums,
+            )
             expected = _heuristic_makes_the_calls(view, d)
             assert n == int(expected)
             kept += expected
@@ -277,8 +301,20 @@ def test_searched_doubling_values_equal_the_engines_playouts():
             -1, 2
         )
         sums = np.zeros(len(legal))
-        n = call_sums(calls._start_row(view, row), row[None], observed, legal, calls._switches(view.rules),
-                      calls._PAY, calls._BARS, team_of(view.seat), view.seat, False, 1, sums)  # fmt: skip
+        n = call_sums(
+            calls._start_row(view, row),
+            row[None],
+            observed,
+            legal,
+            calls._switches(view.rules),
+            calls._PAY,
+            calls._BARS,
+            team_of(view.seat),
+            view.seat,
+            False,
+            1,
+            sums,
+        )
         assert n == 1
         for i, a in enumerate(legal):
             after = state.clone()

@@ -241,9 +241,16 @@ def test_exact_endgame_agrees_with_brute_force():
         for t in (team, 1 - team):
             trick = list(zip(state.trick_seats, state.trick_cards, strict=True))
             got = solve(
-                state.hands[:], state.to_act, trick, state.trump, state.raw[0], state.tricks_won[0],
-                len(state.tricks), t, leaf_function(state, t),
-            )  # fmt: skip
+                state.hands[:],
+                state.to_act,
+                trick,
+                state.trump,
+                state.raw[0],
+                state.tricks_won[0],
+                len(state.tricks),
+                t,
+                leaf_function(state, t),
+            )
             assert got == _brute(state, t)
 
 

@@ -200,9 +200,16 @@ def test_endgame_kernel_equals_the_python_solver():
             for team in (0, 1):
                 trick = list(zip(state.trick_seats, state.trick_cards, strict=True))
                 want = solve(
-                    state.hands[:], state.to_act, trick, state.trump, state.raw[0], state.tricks_won[0],
-                    len(state.tricks), team, leaf_function(state, team),
-                )  # fmt: skip
+                    state.hands[:],
+                    state.to_act,
+                    trick,
+                    state.trump,
+                    state.raw[0],
+                    state.tricks_won[0],
+                    len(state.tricks),
+                    team,
+                    leaf_function(state, team),
+                )
                 assert _solve_kernel(state, team, sw) == want
                 compared += 1
     assert compared >= 150

@@ -128,9 +128,17 @@ rules_strategy = st.builds(
 )
 def test_hypothesis_random_games_equal_the_engine(seed, rules, episode, auto_reset, queued, reward, dealers):
     run_differential(
-        rules, episode, num_games=4, hands=24, seed=seed, auto_reset=auto_reset, queued_deals=queued,
-        reward=reward, dealers=dealers, other_seats_every=2,
-    )  # fmt: skip
+        rules,
+        episode,
+        num_games=4,
+        hands=24,
+        seed=seed,
+        auto_reset=auto_reset,
+        queued_deals=queued,
+        reward=reward,
+        dealers=dealers,
+        other_seats_every=2,
+    )
 
 
 def _hands_with_fours(rng: np.random.Generator, count: int) -> list[int]:

@@ -99,7 +99,16 @@ def test_action_names_r9():
     assert NUM_ACTIONS == 42
     assert action_name(0) == "7S" and action_name(31) == "AC"
     assert [action_name(a) for a in range(32, 42)] == [
-        "pass", "hokum_S", "hokum_H", "hokum_D", "hokum_C", "sun", "double", "three", "four", "gahwa",
-    ]  # fmt: skip
+        "pass",
+        "hokum_S",
+        "hokum_H",
+        "hokum_D",
+        "hokum_C",
+        "sun",
+        "double",
+        "three",
+        "four",
+        "gahwa",
+    ]
     with pytest.raises(ValueError):
         action_name(42)

@@ -16,11 +16,15 @@ from baloot_env.hand import DOUBLING, PLAY, HandState
 
 GOOD = {
     "dealer": 0,
-    "hands": [["7S", "8S", "9S", "TS", "JS"], ["QS", "KS", "AS", "7H", "8H"], ["9H", "TH", "JH", "QH", "KH"],
-              ["AH", "7D", "8D", "9D", "TD"]],
+    "hands": [
+        ["7S", "8S", "9S", "TS", "JS"],
+        ["QS", "KS", "AS", "7H", "8H"],
+        ["9H", "TH", "JH", "QH", "KH"],
+        ["AH", "7D", "8D", "9D", "TD"],
+    ],
     "turned": "JD",
     "stock": ["QD", "KD", "AD", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC"],
-}  # fmt: skip
+}
 
 
 def test_parse_deal_names_and_ids_r2_4():

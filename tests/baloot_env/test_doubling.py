@@ -133,9 +133,17 @@ def test_doubling_off_skips_the_phase_v3_r4_3():
     "caller, level, counting",
     [
         # R7.1: defenders count; after double/four the callers; after three/gahwa the defenders.
-        (1, 1, 0), (1, 2, 1), (1, 3, 0), (1, 4, 1), (1, 5, 0),
-        (2, 1, 1), (2, 2, 0), (2, 3, 1), (2, 4, 0), (2, 5, 1),
+        (1, 1, 0),
+        (1, 2, 1),
+        (1, 3, 0),
+        (1, 4, 1),
+        (1, 5, 0),
+        (2, 1, 1),
+        (2, 2, 0),
+        (2, 3, 1),
+        (2, 4, 0),
+        (2, 5, 1),
     ],
-)  # fmt: skip
+)
 def test_counting_team_r7_1(caller, level, counting):
     assert counting_team(caller, level) == counting

@@ -347,9 +347,15 @@ def record_selfplay(
 
 
 def record_vector(
-    seed: int, episode: str, reward: str, count: int, policy: Callable, learner: str = "team",
-    backend: str = "core", deals: str = "seeded",
-) -> tuple[list, list[int]]:  # fmt: skip
+    seed: int,
+    episode: str,
+    reward: str,
+    count: int,
+    policy: Callable,
+    learner: str = "team",
+    backend: str = "core",
+    deals: str = "seeded",
+) -> tuple[list, list[int]]:
     """The public vector env (``baloot_env.vector``) on ``backend``, heuristic on the other seats;
     the learner's team or seat is drawn per episode. Returns the trajectories and the drawn positions."""
     from baloot_env.vector import BalootVecEnv
@@ -416,11 +422,18 @@ def _record(way: str, seed: int, episode: str, reward: str, count: int) -> tuple
 
 
 WAYS = [
-    "selfplay_core_seeded", "selfplay_python_seeded", "selfplay_core_given",
-    "vector_team_core_seeded", "vector_team_python_seeded", "vector_team_core_given",
-    "vector_seat_core_seeded", "vector_seat_python_seeded", "vector_seat_core_given",
-    "gym_seat", "gym_team",
-]  # fmt: skip
+    "selfplay_core_seeded",
+    "selfplay_python_seeded",
+    "selfplay_core_given",
+    "vector_team_core_seeded",
+    "vector_team_python_seeded",
+    "vector_team_core_given",
+    "vector_seat_core_seeded",
+    "vector_seat_python_seeded",
+    "vector_seat_core_given",
+    "gym_seat",
+    "gym_team",
+]
 
 
 @pytest.mark.parametrize("way", WAYS)

@@ -34,11 +34,15 @@ pz_state_test = importlib.import_module("pettingzoo.test.state_test")
 
 SUN_DEAL = {  # seat 1 (dealer's right) says sun at once
     "dealer": 0,
-    "hands": [["7S", "8S", "9S", "7H", "8H"], ["AS", "AH", "AD", "AC", "TS"], ["9H", "7D", "8D", "9D", "7C"],
-              ["8C", "9C", "JS", "QS", "KS"]],
+    "hands": [
+        ["7S", "8S", "9S", "7H", "8H"],
+        ["AS", "AH", "AD", "AC", "TS"],
+        ["9H", "7D", "8D", "9D", "7C"],
+        ["8C", "9C", "JS", "QS", "KS"],
+    ],
     "turned": "TH",
     "stock": ["TD", "TC", "JH", "JD", "JC", "QH", "QD", "QC", "KH", "KD", "KC"],
-}  # fmt: skip
+}
 
 
 def play_out(e, rng: random.Random, max_steps: int = 100_000):
@@ -152,8 +156,20 @@ def test_fixed_deal_is_played_and_hand_result_info():
     res = infos["player_0"]["hand_result"]
     assert res["contract"] == "sun" and res["caller"] == 1 and res["trump"] is None
     assert sum(res["raw"]) == 130 and sum(res["tricks"]) == 8
-    assert set(res) >= {"contract", "trump", "caller", "level", "raw", "tricks", "projects", "baloot", "kaboot",
-                        "callers_won", "score", "gahwa_winner"}  # fmt: skip
+    assert set(res) >= {
+        "contract",
+        "trump",
+        "caller",
+        "level",
+        "raw",
+        "tricks",
+        "projects",
+        "baloot",
+        "kaboot",
+        "callers_won",
+        "score",
+        "gahwa_winner",
+    }
 
 
 def test_rewards_partners_equal_opponents_negative():
@@ -391,13 +407,19 @@ def env_snapshot(e) -> dict:
         "agent_selection": u.agent_selection,
         "hand": json.dumps(u.hand.to_json()),
         "hand_id": id(u.hand),
-        "match": None if m is None else (
-            list(m.score), m.deals_played, m.hands_scored, [r.to_info() for r in m.results],
-            m.result, id(m.hand),
+        "match": None
+        if m is None
+        else (
+            list(m.score),
+            m.deals_played,
+            m.hands_scored,
+            [r.to_info() for r in m.results],
+            m.result,
+            id(m.hand),
         ),
         "pending_deals": list(u._pending_deals),
         "rng": copy.deepcopy(u._rng.bit_generator.state),
-    }  # fmt: skip
+    }
 
 
 def refuse_everything_bad(e) -> int:

@@ -112,8 +112,25 @@ def test_each_phase_module_holds_its_phase_only(module):
     assert public == PHASE_MODULES[module]
 
 
-ENGINE = ("cards", "seats", "deal", "rules", "actions", "phases", "bidding", "doubling", "play", "inference",
-          "hand", "hand_io", "projects", "scoring", "results", "match", "observation")  # fmt: skip
+ENGINE = (
+    "cards",
+    "seats",
+    "deal",
+    "rules",
+    "actions",
+    "phases",
+    "bidding",
+    "doubling",
+    "play",
+    "inference",
+    "hand",
+    "hand_io",
+    "projects",
+    "scoring",
+    "results",
+    "match",
+    "observation",
+)
 
 
 def test_engine_modules_stay_small():

@@ -88,14 +88,30 @@ def _same_games(core: Any, python: Any, steps: int, seed: int = 0, hands: bool =
         ("heuristic", {"learner": "team", "seed": 1}),
         ("heuristic", {"learner": "seat", "seed": 2, "privileged": True}),
         ("heuristic", {"learner": "seat", "episode": "match", "reward": "win", "seed": 3}),
-        ("random", {"learner": "team", "episode": "match", "seed": 4,
-                    "rules": RuleConfig(match="hands", hands=5, sun_double=True, four_aces_hokum="hundred")}),
-        ("heuristic", {"learner": "team", "reward": "points", "seed": 5,
-                       "rules": RuleConfig(projects=False, doubling=False, deal_rotation="right")}),
-        (["heuristic", "random", "policies/champion", "heuristic", "random", "policies/champion"],
-         {"learner": "seat", "position": 1, "seed": 6}),
+        (
+            "random",
+            {
+                "learner": "team",
+                "episode": "match",
+                "seed": 4,
+                "rules": RuleConfig(match="hands", hands=5, sun_double=True, four_aces_hokum="hundred"),
+            },
+        ),
+        (
+            "heuristic",
+            {
+                "learner": "team",
+                "reward": "points",
+                "seed": 5,
+                "rules": RuleConfig(projects=False, doubling=False, deal_rotation="right"),
+            },
+        ),
+        (
+            ["heuristic", "random", "policies/champion", "heuristic", "random", "policies/champion"],
+            {"learner": "seat", "position": 1, "seed": 6},
+        ),
     ],
-)  # fmt: skip
+)
 def test_the_core_backend_plays_the_python_backends_games(opponents, kwargs):
     core = BalootVecEnv(6, opponents=opponents, backend="core", **kwargs)
     python = BalootVecEnv(6, opponents=opponents, backend="python", **kwargs)
@@ -140,8 +156,11 @@ def test_an_agent_with_a_twin_of_its_own_class_plays_through_it(agent, monkeypat
         venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
     picky = PickyHeuristic()
     asked = []
-    monkeypatch.setattr(PickyHeuristic, "act_batch", lambda self, views: asked.append(len(views)) or [
-        HeuristicAgent.act(self, v) for v in views])  # fmt: skip
+    monkeypatch.setattr(
+        PickyHeuristic,
+        "act_batch",
+        lambda self, views: asked.append(len(views)) or [HeuristicAgent.act(self, v) for v in views],
+    )
     venv = BalootVecEnv(4, opponents=picky, seed=2, backend="core")
     venv.reset()
     venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))

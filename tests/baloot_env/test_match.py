@@ -23,9 +23,20 @@ RNG_SEED = 11
 def played(score, dealer=0, gahwa_winner=None) -> HandResult:
     """A played hand's result with the given match score (other fields plausible but unused)."""
     return HandResult(
-        "hokum", 0, 0, 5 if gahwa_winner is not None else 1, (81, 81), (4, 4), ((), ()), (0, 0), False,
-        True, tuple(score), gahwa_winner, dealer,
-    )  # fmt: skip
+        "hokum",
+        0,
+        0,
+        5 if gahwa_winner is not None else 1,
+        (81, 81),
+        (4, 4),
+        ((), ()),
+        (0, 0),
+        False,
+        True,
+        tuple(score),
+        gahwa_winner,
+        dealer,
+    )
 
 
 def feed(match: MatchState, result: HandResult) -> None:

@@ -227,9 +227,15 @@ def test_whole_hand_worked_by_hand_r5_r6_r7():
     s = hokum(D1)
     assert s.baloot_seat == 1
     tricks = [
-        "AH QS 8S 7H", "AC 8C 7C TS", "AD 7D JD 9S", "TH JH 8D 7S",
-        "TD JS QD 9D", "AS KD KS 9C", "9H QH QC TC", "KH KC JC 8H",
-    ]  # fmt: skip
+        "AH QS 8S 7H",
+        "AC 8C 7C TS",
+        "AD 7D JD 9S",
+        "TH JH 8D 7S",
+        "TD JS QD 9D",
+        "AS KD KS 9C",
+        "9H QH QC TC",
+        "KH KC JC 8H",
+    ]
     winners = [1, 0, 3, 2, 3, 3, 0, 0]
     for i, (t, w) in enumerate(zip(tricks, winners, strict=True)):
         play(s, t)

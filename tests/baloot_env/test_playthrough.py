@@ -20,8 +20,10 @@ def test_playthrough_matches_golden_file(seed):
     got = playthrough(seed)
     if got != want:
         diff = next(i for i, (a, b) in enumerate(zip(got.splitlines(), want.splitlines(), strict=False)) if a != b)
-        pytest.fail(f"playthrough {seed} differs from the golden file at line {diff + 1}:\n"
-                    f"  got:  {got.splitlines()[diff][:200]}\n  want: {want.splitlines()[diff][:200]}")  # fmt: skip
+        pytest.fail(
+            f"playthrough {seed} differs from the golden file at line {diff + 1}:\n"
+            f"  got:  {got.splitlines()[diff][:200]}\n  want: {want.splitlines()[diff][:200]}"
+        )
 
 
 def test_golden_files_cover_hokum_doubling_and_sun():

@@ -72,19 +72,85 @@ def dup_card_deal() -> dict:
 CASES = [
     # (path, malformed value, word the message must contain)
     *[(("format",), v, "format") for v in (MISSING, None, "baloot-hand-1", 1, [SAVED["format"]])],
-    *[(("rules",), v, "rules") for v in (MISSING, None, [], "default", 5, {"hands": 5.0}, {"hands": "5"},
-                                         {"projects": 1}, {"sun_doubel": True}, {"match": ["target"]})],
-    *[(("deal",), v, "deal") for v in (MISSING, None, [], "deal", 7, {}, deal_with(dealer=5), deal_with(dealer="0"),
-                                       deal_with(dealer=1.0), deal_with(hands=[]), deal_with(turned=None),
-                                       deal_with(stock=good_deal()["stock"][:10]), deal_with(extra=1), dup_card_deal())],
-    *[(("match_score",), v, "match_score") for v in (MISSING, None, 5, "ab", "40", [], [40], [40, 70, 0], (40,),
-                                                     [40.0, 70.0], [40.5, 70], [True, False], ["40", 70], [None, 70],
-                                                     {"0": 40, "1": 70}, [-1, 70], [-100, 9999], [40, 9999],
-                                                     [70, 40], [0, 0])],
-    *[(("history",), v, "history") for v in (MISSING, None, 5, "abc", {}, {"0": 33}, [1.5], [True], ["pass"],
-                                             [None], SAVED["history"][:-1], SAVED["history"] + [99],
-                                             [float(a) for a in SAVED["history"]], SAVED["history"][:-1] + [-1],
-                                             [SAVED["history"]])],
+    *[
+        (("rules",), v, "rules")
+        for v in (
+            MISSING,
+            None,
+            [],
+            "default",
+            5,
+            {"hands": 5.0},
+            {"hands": "5"},
+            {"projects": 1},
+            {"sun_doubel": True},
+            {"match": ["target"]},
+        )
+    ],
+    *[
+        (("deal",), v, "deal")
+        for v in (
+            MISSING,
+            None,
+            [],
+            "deal",
+            7,
+            {},
+            deal_with(dealer=5),
+            deal_with(dealer="0"),
+            deal_with(dealer=1.0),
+            deal_with(hands=[]),
+            deal_with(turned=None),
+            deal_with(stock=good_deal()["stock"][:10]),
+            deal_with(extra=1),
+            dup_card_deal(),
+        )
+    ],
+    *[
+        (("match_score",), v, "match_score")
+        for v in (
+            MISSING,
+            None,
+            5,
+            "ab",
+            "40",
+            [],
+            [40],
+            [40, 70, 0],
+            (40,),
+            [40.0, 70.0],
+            [40.5, 70],
+            [True, False],
+            ["40", 70],
+            [None, 70],
+            {"0": 40, "1": 70},
+            [-1, 70],
+            [-100, 9999],
+            [40, 9999],
+            [70, 40],
+            [0, 0],
+        )
+    ],
+    *[
+        (("history",), v, "history")
+        for v in (
+            MISSING,
+            None,
+            5,
+            "abc",
+            {},
+            {"0": 33},
+            [1.5],
+            [True],
+            ["pass"],
+            [None],
+            SAVED["history"][:-1],
+            SAVED["history"] + [99],
+            [float(a) for a in SAVED["history"]],
+            SAVED["history"][:-1] + [-1],
+            [SAVED["history"]],
+        )
+    ],
     *[(("snapshot",), v, "snapshot") for v in (MISSING, None, [], "x", 5, {}, True)],
     (("snapshot", "level"), float(STATE.level), "level"),
     (("snapshot", "level"), True if STATE.level == 1 else STATE.level + 1, "level"),
@@ -100,7 +166,7 @@ CASES = [
     (("snapshot", "history"), MISSING, "history"),
     (("snapshot", "invented"), 1, "invented"),
     (("unknown_field",), 1, "unknown_field"),
-]  # fmt: skip
+]
 
 
 def test_the_unmodified_saved_state_is_restored():

@@ -16,8 +16,26 @@ from eval.deals import load_named  # noqa: E402
 
 def test_the_worst_deals_are_stored_for_replay(tmp_path):
     db, report = tmp_path / "hands.sqlite", tmp_path / "r.json"
-    code = main(["--a", "random", "--b", "heuristic", "--deal-set", "small", "--deals", "8", "--no-matches",
-                 "--quiet", "--json", str(report), "--save-hands", str(db), "--save-worst", "3"])  # fmt: skip
+    code = main(
+        [
+            "--a",
+            "random",
+            "--b",
+            "heuristic",
+            "--deal-set",
+            "small",
+            "--deals",
+            "8",
+            "--no-matches",
+            "--quiet",
+            "--json",
+            str(report),
+            "--save-hands",
+            str(db),
+            "--save-worst",
+            "3",
+        ]
+    )
     assert code == 0
     rows = sqlite3.connect(db).execute("select deal from hands").fetchall()
     assert len(rows) == 6  # two tables for each of the three worst deals

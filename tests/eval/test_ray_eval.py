@@ -27,8 +27,14 @@ NEEDS_RAY = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def ray_2cpus():
     ray = pytest.importorskip("ray", reason='the --ray evaluation needs the scale extra: pip install -e ".[scale]"')
-    ray.init(address="local", num_cpus=2, object_store_memory=200 * 2**20, include_dashboard=False,
-             log_to_driver=False, logging_level="warning")  # fmt: skip
+    ray.init(
+        address="local",
+        num_cpus=2,
+        object_store_memory=200 * 2**20,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="warning",
+    )
     yield ray
     ray.shutdown()
 

@@ -14,8 +14,25 @@ from eval.record import main as record_main
 
 def _report(tmp_path, a: str, deal_set: str, name: str) -> str:
     out = tmp_path / f"{name}.json"
-    assert eval_main(["--a", a, "--b", "random", "--deal-set", deal_set, "--deals", "4", "--no-matches",
-                      "--json", str(out), "--quiet"]) == 0  # fmt: skip
+    assert (
+        eval_main(
+            [
+                "--a",
+                a,
+                "--b",
+                "random",
+                "--deal-set",
+                deal_set,
+                "--deals",
+                "4",
+                "--no-matches",
+                "--json",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return str(out)
 
 

@@ -41,8 +41,11 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     (tmp_path / "junk.sqlite").write_text("not a database, just text " * 100)
-    r = run(*[a.replace("{tmp}", str(tmp_path)) for a in args], "--db" if "--db" not in args else "--port",
-            str(tmp_path / "ok.sqlite") if "--db" not in args else "8000")  # fmt: skip
+    r = run(
+        *[a.replace("{tmp}", str(tmp_path)) for a in args],
+        "--db" if "--db" not in args else "--port",
+        str(tmp_path / "ok.sqlite") if "--db" not in args else "8000",
+    )
     assert r.returncode == 2, r
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], r.stderr
@@ -59,8 +62,12 @@ def test_python_m_table_serves_the_lobby_with_the_champion_by_default(tmp_path):
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "table", "--port", str(port), "--db", str(tmp_path / "t.sqlite")],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60

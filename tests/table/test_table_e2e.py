@@ -70,8 +70,10 @@ def page(browser):
 
 
 def new_room(s, **kw) -> dict:
-    status, r = post(s.url + "/api/rooms", {"seats": ["me", "heuristic", "heuristic", "heuristic"], "bot_delay": 0,
-                                           "seed": 21, "name": "Noura", **kw})  # fmt: skip
+    status, r = post(
+        s.url + "/api/rooms",
+        {"seats": ["me", "heuristic", "heuristic", "heuristic"], "bot_delay": 0, "seed": 21, "name": "Noura", **kw},
+    )
     assert status == 200, r
     return r
 

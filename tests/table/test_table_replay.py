@@ -28,8 +28,13 @@ def played_hand(seed: int = 3) -> dict:
         log.append([seat, action, 0.5 * len(log), "bot"])
         table.apply(action)
     hand = table.hand
-    return {"deal": hand.deal.to_dict(), "rules": hand.rules.to_dict(), "match_score": [0, 0], "actions": log,
-            "result": hand.result.to_info()}  # fmt: skip
+    return {
+        "deal": hand.deal.to_dict(),
+        "rules": hand.rules.to_dict(),
+        "match_score": [0, 0],
+        "actions": log,
+        "result": hand.result.to_info(),
+    }
 
 
 def test_a_stored_hand_replays_from_all_four_and_from_each_seat(tmp_path):

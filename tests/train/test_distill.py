@@ -25,9 +25,20 @@ def teacher(tmp_path_factory):
 
 
 def tiny(teacher, out, **kw) -> DistillConfig:
-    settings = dict(teacher=str(teacher), out=str(out), positions=600, rounds=2, epochs=2, batch_size=128,
-                    trunk=(8,), head_hidden=8, value_hidden=(8,), eval_deal_set="small", eval_deals=4,
-                    onnx_timing=0)  # fmt: skip
+    settings = dict(
+        teacher=str(teacher),
+        out=str(out),
+        positions=600,
+        rounds=2,
+        epochs=2,
+        batch_size=128,
+        trunk=(8,),
+        head_hidden=8,
+        value_hidden=(8,),
+        eval_deal_set="small",
+        eval_deals=4,
+        onnx_timing=0,
+    )
     settings.update(kw)
     return DistillConfig(**settings)
 
@@ -73,9 +84,27 @@ def test_soft_targets_are_zero_on_illegal_actions_and_sum_to_one(teacher):
 
 
 def test_command_line_prints_a_summary_and_refuses_bad_input(teacher, tmp_path, capsys):
-    args = ["--teacher", str(teacher), "--out", str(tmp_path / "cli"), "--positions", "400", "--epochs", "1",
-            "--trunk", "8", "--head-hidden", "8", "--value-hidden", "8", "--eval-deals", "0", "--onnx-timing", "0",
-            "--quiet"]  # fmt: skip
+    args = [
+        "--teacher",
+        str(teacher),
+        "--out",
+        str(tmp_path / "cli"),
+        "--positions",
+        "400",
+        "--epochs",
+        "1",
+        "--trunk",
+        "8",
+        "--head-hidden",
+        "8",
+        "--value-hidden",
+        "8",
+        "--eval-deals",
+        "0",
+        "--onnx-timing",
+        "0",
+        "--quiet",
+    ]
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "distillation finished" in out and "of the teacher" in out and "held-out agreement" in out

@@ -41,23 +41,53 @@ from train.rllib.module import BalootRLModule, net_from_module_state  # noqa: E4
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [  # a few hundred learner decisions of a small network: the CI run
-    "ppo.n_envs=8", "ppo.n_steps=32", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.learning_rate=0.0003",
-    "net.trunk=[32]", "net.head_hidden=16", "net.value_hidden=[16]", "pretrain.positions=0",
-    "eval.deal_set=small", "eval.deals=8", "eval.final_deal_set=small", "eval.final_deals=8", "eval.workers=1",
-    "opponents.pool_size=2", "rllib.num_env_runners=2",
-]  # fmt: skip
+    "ppo.n_envs=8",
+    "ppo.n_steps=32",
+    "ppo.batch_size=128",
+    "ppo.n_epochs=1",
+    "ppo.learning_rate=0.0003",
+    "net.trunk=[32]",
+    "net.head_hidden=16",
+    "net.value_hidden=[16]",
+    "pretrain.positions=0",
+    "eval.deal_set=small",
+    "eval.deals=8",
+    "eval.final_deal_set=small",
+    "eval.final_deals=8",
+    "eval.workers=1",
+    "opponents.pool_size=2",
+    "rllib.num_env_runners=2",
+]
 SB3_TAGS = {  # what the SB3 backend writes (train/trainer.py) that RLlib can give
-    "charts/decisions_per_s", "charts/learner_decisions", "charts/learning_rate", "charts/clip_range",
-    "losses/policy_gradient_loss", "losses/value_loss", "losses/entropy_loss", "losses/approx_kl",
-    "losses/explained_variance", "losses/loss", "selfplay/episode_reward", "eval/dev/mean_vs_heuristic",
-    "eval/dev/ci95_low_vs_heuristic", "eval/dev/promoted", "eval/dev/mean_vs_champion", "eval/dev_final/mean_vs_heuristic",
-}  # fmt: skip
+    "charts/decisions_per_s",
+    "charts/learner_decisions",
+    "charts/learning_rate",
+    "charts/clip_range",
+    "losses/policy_gradient_loss",
+    "losses/value_loss",
+    "losses/entropy_loss",
+    "losses/approx_kl",
+    "losses/explained_variance",
+    "losses/loss",
+    "selfplay/episode_reward",
+    "eval/dev/mean_vs_heuristic",
+    "eval/dev/ci95_low_vs_heuristic",
+    "eval/dev/promoted",
+    "eval/dev/mean_vs_champion",
+    "eval/dev_final/mean_vs_heuristic",
+}
 
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_2cpus():
-    ray.init(address="local", num_cpus=2, object_store_memory=200 * 2**20, include_dashboard=False,
-             log_to_driver=False, logging_level="warning")  # fmt: skip
+    ray.init(
+        address="local",
+        num_cpus=2,
+        object_store_memory=200 * 2**20,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="warning",
+    )
     yield
     ray.shutdown()
 
@@ -134,8 +164,11 @@ def test_module_is_balootnet_weight_for_weight():
 
     env = BalootMultiAgentEnv({"privileged": True})
     spec = NetSpec(trunk=(64,), head_hidden=16, value_hidden=(16,), privileged_critic=True)
-    module = BalootRLModule(observation_space=env.observation_spaces["player_0"],
-                            action_space=env.action_spaces["player_0"], model_config={"net": spec.to_dict()})  # fmt: skip
+    module = BalootRLModule(
+        observation_space=env.observation_spaces["player_0"],
+        action_space=env.action_spaces["player_0"],
+        model_config={"net": spec.to_dict()},
+    )
     net = net_from_module_state(spec, module.get_state())
     rows = []
     obs, _ = env.reset(seed=3)
@@ -177,8 +210,12 @@ def test_league_seats_partners_and_draws_by_weight():
     share = (seen["main_v0"] + seen["main_v1"]) / 2000
     assert abs(share - 0.3 / 0.9) < 0.05 and abs(seen["heuristic"] / 2000 - 0.5 / 0.9) < 0.05
     assert LeagueMapping((1.0, 0, 0, 0)).draw("x")[1] == "random"  # only "self" weighted, no snapshot yet
-    assert selfplay_stats({"episodes": 4, "reward": 2, "episodes_vs_self": 2, "wins_vs_self": 1, "hands": 4,
-                           "called": 2, "made": 1})["win_rate_vs_self"] == 0.5  # fmt: skip
+    assert (
+        selfplay_stats(
+            {"episodes": 4, "reward": 2, "episodes_vs_self": 2, "wins_vs_self": 1, "hands": 4, "called": 2, "made": 1}
+        )["win_rate_vs_self"]
+        == 0.5
+    )
 
 
 # ---------------------------------------------------------------------------------- config and CLI
@@ -220,9 +257,20 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(eval.promote, "sequential_decision", _promote_on_difference)
         mp.setattr(eval.promote, "ci95", lambda d: (abs(mean_sd(d)[0]), abs(mean_sd(d)[0])))
-        summary = run_rllib_training("configs/rllib.yaml", [*TINY, f"run_dir={run_dir}", "ppo.total_steps=600",
-                                     "eval.every=256", "opponents.snapshot_every=200", "checkpoint_every=256",
-                                     "log_every=128"], None, quiet=True)  # fmt: skip
+        summary = run_rllib_training(
+            "configs/rllib.yaml",
+            [
+                *TINY,
+                f"run_dir={run_dir}",
+                "ppo.total_steps=600",
+                "eval.every=256",
+                "opponents.snapshot_every=200",
+                "checkpoint_every=256",
+                "log_every=128",
+            ],
+            None,
+            quiet=True,
+        )
     assert summary["steps"] >= 600 and summary["backend"] == "rllib"
     # the final bundle: verified (checksums, versions, architecture), the manifest names the backend
     net, manifest = load_net(summary["bundle"])
@@ -233,8 +281,27 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
     assert manifest["evaluations"] and manifest["evaluations"][0]["opponent"] == "heuristic"
     load_policy(summary["bundle"])
     out = tmp_path / "report.json"
-    assert eval_main(["--a", summary["bundle"], "--b", "heuristic", "--deal-set", "small", "--deals", "4",
-                      "--quiet", "--no-matches", "--json", str(out), "--png", str(tmp_path / "r.png")]) == 0  # fmt: skip
+    assert (
+        eval_main(
+            [
+                "--a",
+                summary["bundle"],
+                "--b",
+                "heuristic",
+                "--deal-set",
+                "small",
+                "--deals",
+                "4",
+                "--quiet",
+                "--no-matches",
+                "--json",
+                str(out),
+                "--png",
+                str(tmp_path / "r.png"),
+            ]
+        )
+        == 0
+    )
     assert json.loads(out.read_text())["deals"] == 4
     if importlib.util.find_spec("onnx") is not None:
         assert (
@@ -275,8 +342,10 @@ def test_env_runner_killed_mid_training_is_replaced(tmp_path):
     and the new one holds the learner's weights of every module (main and the snapshots)."""
     from train.rllib.backend import RLlibTrainer
 
-    cfg = load_rllib_config("configs/rllib.yaml", [*TINY, f"run_dir={tmp_path / 'run'}", "ppo.total_steps=100000",
-                                                   "eval.every=0", "eval.promote=false"])  # fmt: skip
+    cfg = load_rllib_config(
+        "configs/rllib.yaml",
+        [*TINY, f"run_dir={tmp_path / 'run'}", "ppo.total_steps=100000", "eval.every=0", "eval.promote=false"],
+    )
     with RLlibTrainer(cfg, quiet=True) as t:
         t.algo.train()
         pids = t.algo.env_runner_group.foreach_env_runner(lambda er: os.getpid(), local_env_runner=False)
@@ -306,9 +375,26 @@ def test_killed_driver_resumes_from_its_last_checkpoint(tmp_path):
     """SIGKILL ``python -m train --backend rllib`` after its first checkpoint past the start; then
     ``--resume`` continues from that checkpoint (steps, league, evaluations) to the end."""
     run_dir = tmp_path / "run"
-    args = [sys.executable, "-m", "train", "--backend", "rllib", "--config", "configs/rllib.yaml", "--quiet",
-            "--run-dir", str(run_dir), "--set", "ppo.total_steps=2500", "--set", "checkpoint_every=400",
-            "--set", "eval.every=0", "--set", "opponents.snapshot_every=300"]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "train",
+        "--backend",
+        "rllib",
+        "--config",
+        "configs/rllib.yaml",
+        "--quiet",
+        "--run-dir",
+        str(run_dir),
+        "--set",
+        "ppo.total_steps=2500",
+        "--set",
+        "checkpoint_every=400",
+        "--set",
+        "eval.every=0",
+        "--set",
+        "opponents.snapshot_every=300",
+    ]
     for item in TINY:
         args += ["--set", item]
     proc = subprocess.Popen(
@@ -330,8 +416,14 @@ def test_killed_driver_resumes_from_its_last_checkpoint(tmp_path):
             pass
     at_kill = max(read_state(c)["steps"] for c in list_checkpoints(run_dir))
     assert 0 < at_kill < 2500
-    done = subprocess.run([sys.executable, "-m", "train", "--resume", str(run_dir), "--quiet"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, start_new_session=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "train", "--resume", str(run_dir), "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        start_new_session=True,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["steps"] >= 2500

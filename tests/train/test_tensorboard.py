@@ -25,7 +25,7 @@ TB_CFG = {
         "final_deal_set": "test960",
         "workers": 1,
         "promote": True,
-    },  # fmt: skip
+    },
     "pretrain": {"positions": 200, "epochs": 1},
 }
 

@@ -67,8 +67,12 @@ def test_masked_actions_are_never_sampled():
     from train.policy import BalootPolicy
 
     torch.manual_seed(0)
-    policy = BalootPolicy(spaces.Box(0, 1, (OBS_SIZE,), np.float32), spaces.Discrete(42), lambda _: 1e-3,
-                          net_spec=NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)).to_dict())  # fmt: skip
+    policy = BalootPolicy(
+        spaces.Box(0, 1, (OBS_SIZE,), np.float32),
+        spaces.Discrete(42),
+        lambda _: 1e-3,
+        net_spec=NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)).to_dict(),
+    )
     rng = np.random.default_rng(0)
     masks = _masks(2000, rng)
     obs = torch.rand(2000, OBS_SIZE)

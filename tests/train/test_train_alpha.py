@@ -25,7 +25,7 @@ RUN = {
         "workers": 1,
         "promote": True,
         "promotion_alpha": 0.02,
-    },  # fmt: skip
+    },
     "pretrain": {"positions": 0},
 }
 

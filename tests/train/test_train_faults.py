@@ -41,7 +41,7 @@ KILL_CFG = {
         "total_steps": 512,
         "learning_rate": 3e-4,
         "ent_coef": 0.01,
-    },  # fmt: skip
+    },
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16], "privileged_critic": False},
     "opponents": {
         "self_weight": 0.25,
@@ -49,7 +49,7 @@ KILL_CFG = {
         "heuristic_weight": 0.25,
         "random_weight": 0.0,
         "snapshot_every": 128,
-    },  # fmt: skip
+    },
     "log_every": 128,
     "checkpoint_every": 256,
     "eval": {
@@ -60,7 +60,7 @@ KILL_CFG = {
         "final_deal_set": "small",
         "workers": 1,
         "promote": True,
-    },  # fmt: skip
+    },
     "pretrain": {"positions": 200, "epochs": 1, "workers": 1, "augment": False},
 }
 
@@ -213,8 +213,14 @@ def _kill(phase: str) -> tuple[object, str, object]:
     raise ValueError(phase)
 
 
-PHASES = ["ppo_rollout", "ppo_update", "periodic_evaluation", "promotion_copied", "promotion_pointer_moved",
-          "checkpoint_write"]  # fmt: skip
+PHASES = [
+    "ppo_rollout",
+    "ppo_update",
+    "periodic_evaluation",
+    "promotion_copied",
+    "promotion_pointer_moved",
+    "checkpoint_write",
+]
 
 
 @pytest.mark.parametrize("phase", PHASES)

@@ -28,8 +28,13 @@ from train.rllib.module import BalootRLModule, FrozenBalootRLModule, HeuristicRL
 
 def net_spec(cfg: RLlibTrainConfig) -> NetSpec:
     n = cfg.net
-    return NetSpec(trunk=tuple(n.trunk), head_hidden=n.head_hidden, value_hidden=tuple(n.value_hidden),
-                   privileged_critic=n.privileged_critic, obs_size=OBS_SIZE)  # fmt: skip
+    return NetSpec(
+        trunk=tuple(n.trunk),
+        head_hidden=n.head_hidden,
+        value_hidden=tuple(n.value_hidden),
+        privileged_critic=n.privileged_critic,
+        obs_size=OBS_SIZE,
+    )
 
 
 def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
@@ -45,8 +50,14 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
         return False
     r = cfg.rllib
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
-    ray.init(address="local", num_cpus=max(1, math.ceil(cpus)), object_store_memory=r.object_store_mb * 2**20,
-             include_dashboard=False, log_to_driver=False, logging_level="warning")  # fmt: skip
+    ray.init(
+        address="local",
+        num_cpus=max(1, math.ceil(cpus)),
+        object_store_memory=r.object_store_mb * 2**20,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level="warning",
+    )
     return True
 
 
@@ -69,30 +80,57 @@ def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLMo
 def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
     """RLlib PPO for this config (the mapping of the shared keys is in ``train.rllib.config``)."""
     r, p, e = cfg.rllib, cfg.ppo, cfg.env
-    env_config = {"episode": e.episode, "reward": e.reward, "reward_scale": e.reward_scale, "match_bonus": e.match_bonus,
-                  "rules": e.rules.to_dict(), "privileged": cfg.net.privileged_critic, "heuristic": league.heuristic,
-                  "seed": cfg.seed + 2000}  # fmt: skip
+    env_config = {
+        "episode": e.episode,
+        "reward": e.reward,
+        "reward_scale": e.reward_scale,
+        "match_bonus": e.match_bonus,
+        "rules": e.rules.to_dict(),
+        "privileged": cfg.net.privileged_critic,
+        "heuristic": league.heuristic,
+        "seed": cfg.seed + 2000,
+    }
     specs = module_specs(cfg, league)
     learners = max(1, r.num_learners)
     config = (
         PPOConfig()
         # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
         .environment(BalootMultiAgentEnv, env_config=env_config, disable_env_checking=True)
-        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
-                     num_cpus_per_env_runner=r.num_cpus_per_env_runner, rollout_fragment_length="auto",
-                     sample_timeout_s=r.sample_timeout_s)
-        .learners(num_learners=r.num_learners, num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
-                  num_gpus_per_learner=r.num_gpus_per_learner)
+        .env_runners(
+            num_env_runners=r.num_env_runners,
+            num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
+            num_cpus_per_env_runner=r.num_cpus_per_env_runner,
+            rollout_fragment_length="auto",
+            sample_timeout_s=r.sample_timeout_s,
+        )
+        .learners(
+            num_learners=r.num_learners,
+            num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
+            num_gpus_per_learner=r.num_gpus_per_learner,
+        )
         .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners, minibatch_size=p.batch_size,
-                  num_epochs=p.n_epochs, lr=p.learning_rate, gamma=p.gamma, lambda_=p.gae_lambda,
-                  clip_param=p.clip_range, entropy_coeff=p.ent_coef, vf_loss_coeff=p.vf_coef,
-                  grad_clip=p.max_grad_norm, grad_clip_by="global_norm", use_kl_loss=True, kl_coeff=0.0,
-                  vf_clip_param=float("inf"))
+        .training(
+            train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners,
+            minibatch_size=p.batch_size,
+            num_epochs=p.n_epochs,
+            lr=p.learning_rate,
+            gamma=p.gamma,
+            lambda_=p.gae_lambda,
+            clip_param=p.clip_range,
+            entropy_coeff=p.ent_coef,
+            vf_loss_coeff=p.vf_coef,
+            grad_clip=p.max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=True,
+            kl_coeff=0.0,
+            vf_clip_param=float("inf"),
+        )
         .callbacks(functools.partial(LeagueCallbacks, torch_threads=cfg.torch_threads))
-        .fault_tolerance(restart_failed_env_runners=r.restart_failed_env_runners,
-                         max_num_env_runner_restarts=r.max_env_runner_restarts)
+        .fault_tolerance(
+            restart_failed_env_runners=r.restart_failed_env_runners,
+            max_num_env_runner_restarts=r.max_env_runner_restarts,
+        )
         .debugging(seed=cfg.seed, log_level="ERROR")
-    )  # fmt: skip
+    )
     return config.build_algo()

@@ -54,9 +54,14 @@ from train.rllib.module import init_like_sb3, net_state
 
 # RLlib's learner figures -> the SB3 backend's tags (CleanRL's sections, train.trainer.tag); RLlib
 # has no clip_fraction, and its entropy is logged as SB3's entropy_loss, minus the entropy.
-LOSSES = {"policy_loss": "losses/policy_gradient_loss", "vf_loss": "losses/value_loss", "total_loss": "losses/loss",
-          "mean_kl_loss": "losses/approx_kl", "vf_explained_var": "losses/explained_variance",
-          "default_optimizer_learning_rate": "charts/learning_rate"}  # fmt: skip
+LOSSES = {
+    "policy_loss": "losses/policy_gradient_loss",
+    "vf_loss": "losses/value_loss",
+    "total_loss": "losses/loss",
+    "mean_kl_loss": "losses/approx_kl",
+    "vf_explained_var": "losses/explained_variance",
+    "default_optimizer_learning_rate": "charts/learning_rate",
+}
 
 
 def _log(msg: str) -> None:
@@ -121,8 +126,12 @@ class RLlibTrainer:
         else:
             save_config(cfg, self.run_dir / "config.yaml")
             self._record_hparams()
-            self.next = {"checkpoint": cfg.checkpoint_every, "snapshot": cfg.opponents.snapshot_every,
-                         "eval": cfg.eval.every if cfg.eval.every > 0 else None, "log": cfg.log_every}  # fmt: skip
+            self.next = {
+                "checkpoint": cfg.checkpoint_every,
+                "snapshot": cfg.opponents.snapshot_every,
+                "eval": cfg.eval.every if cfg.eval.every > 0 else None,
+                "log": cfg.log_every,
+            }
             self._warm_start()
             self.set_weights(snapshot_id(0), self.net_state())
 
@@ -167,8 +176,10 @@ class RLlibTrainer:
         except BundleError as e:
             raise ConfigError(f"init_from: {e}") from None
         if net.spec != net_spec(self.cfg):
-            raise ConfigError(f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
-                              f"but this run's net config gives {net_spec(self.cfg).to_dict()}")  # fmt: skip
+            raise ConfigError(
+                f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
+                f"but this run's net config gives {net_spec(self.cfg).to_dict()}"
+            )
         return net.state_dict()
 
     def _warm_start(self) -> None:
@@ -185,8 +196,9 @@ class RLlibTrainer:
         init_like_sb3(net)
         if not self.quiet:
             _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
-        stats = pretrain(net, self.cfg.pretrain, self.cfg.seed, e.rules,
-                         Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet)  # fmt: skip
+        stats = pretrain(
+            net, self.cfg.pretrain, self.cfg.seed, e.rules, Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet
+        )
         for k, v in stats.items():
             self.writer.add_scalar(f"pretrain/{k}", v, 0)
         self.set_weights(MAIN, net.state_dict())
@@ -203,8 +215,12 @@ class RLlibTrainer:
             key = "snapshots" if category == "self" else "champions"
             league = dataclasses.replace(self.league, **{key: filled + 1})
             spec = module_specs(self.cfg, league)[mid]
-            self.algo.add_module(module_id=mid, module_spec=spec, new_agent_to_module_mapping_fn=league,
-                                 new_should_module_be_updated=[MAIN])  # fmt: skip
+            self.algo.add_module(
+                module_id=mid,
+                module_spec=spec,
+                new_agent_to_module_mapping_fn=league,
+                new_should_module_be_updated=[MAIN],
+            )
             self.league = league
         self.set_weights(mid, net_state)
         return mid
@@ -212,11 +228,18 @@ class RLlibTrainer:
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Path:
         state = {
-            "config": to_dict(self.cfg), "steps": self.steps, "schedule": dict(self.next), "evals": self.evals,
-            "league": {"snapshots": self.league.snapshots, "champions": self.league.champions,
-                       "next_snapshot": self.next_slot["self"], "next_champion": self.next_slot["champion"]},
+            "config": to_dict(self.cfg),
+            "steps": self.steps,
+            "schedule": dict(self.next),
+            "evals": self.evals,
+            "league": {
+                "snapshots": self.league.snapshots,
+                "champions": self.league.champions,
+                "next_snapshot": self.next_slot["self"],
+                "next_champion": self.next_slot["champion"],
+            },
             "promotion": promotion_state(self.run_dir),
-        }  # fmt: skip
+        }
         return save_checkpoint(self.run_dir, self.steps, self.algo, state, self.cfg.rllib.keep_checkpoints)
 
     def _restore(self, ckpt: Path, state: dict[str, Any]) -> None:
@@ -239,9 +262,11 @@ class RLlibTrainer:
         self.start_time = time.perf_counter()
         if not self.quiet:
             r = cfg.rllib
-            _log(f"run {self.run_dir}: {max(0, cfg.ppo.total_steps - self.steps):,} learner decisions to go, "
-                 f"{r.num_env_runners} EnvRunners x {-(-cfg.ppo.n_envs // max(1, r.num_env_runners))} games, "
-                 f"{max(1, r.num_learners)} learner(s), seed {cfg.seed}")  # fmt: skip
+            _log(
+                f"run {self.run_dir}: {max(0, cfg.ppo.total_steps - self.steps):,} learner decisions to go, "
+                f"{r.num_env_runners} EnvRunners x {-(-cfg.ppo.n_envs // max(1, r.num_env_runners))} games, "
+                f"{max(1, r.num_learners)} learner(s), seed {cfg.seed}"
+            )
         while self.steps < cfg.ppo.total_steps:
             result = self.algo.train()
             sampled = result.get("env_runners", {}).get("num_module_steps_sampled", {})
@@ -306,10 +331,17 @@ class RLlibTrainer:
             self.add_to_league("champion", net.state_dict())
 
         results = evaluate_run(
-            self.cfg, self.run_dir, self.steps, self.export_bundle(self.run_dir / "bundles" / "current"), deals,
-            final=final, deal_set=deal_set, scalar=lambda key, value: self.writer.add_scalar(key, value, self.steps),
-            add_champion=add_champion, log=None if self.quiet else _log,
-        )  # fmt: skip
+            self.cfg,
+            self.run_dir,
+            self.steps,
+            self.export_bundle(self.run_dir / "bundles" / "current"),
+            deals,
+            final=final,
+            deal_set=deal_set,
+            scalar=lambda key, value: self.writer.add_scalar(key, value, self.steps),
+            add_champion=add_champion,
+            log=None if self.quiet else _log,
+        )
         self.evals += results
         self.writer.flush()
         return results
@@ -334,8 +366,9 @@ class RLlibTrainer:
         self.close()
 
 
-def train_from_args(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False,
-                    address: str | None = None) -> RLlibTrainer:  # fmt: skip
+def train_from_args(
+    config: str | None, overrides: list[str], resume: str | None, quiet: bool = False, address: str | None = None
+) -> RLlibTrainer:
     """The trainer for ``python -m train --backend rllib`` (fresh from a config, or resuming)."""
     if resume:
         cfg = load_rllib_config(Path(resume) / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
@@ -343,8 +376,9 @@ def train_from_args(config: str | None, overrides: list[str], resume: str | None
     return RLlibTrainer(load_rllib_config(config, overrides), quiet=quiet, address=address)
 
 
-def run_rllib_training(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False,
-                       address: str | None = None) -> dict:  # fmt: skip
+def run_rllib_training(
+    config: str | None, overrides: list[str], resume: str | None, quiet: bool = False, address: str | None = None
+) -> dict:
     """Train, then the final duplicate evaluation, ``bundles/final`` and ``summary.json``, as
     ``train.run.run_training`` does for the SB3 backend."""
     from baloot_io.atomic import write_json_atomic
@@ -356,12 +390,16 @@ def run_rllib_training(config: str | None, overrides: list[str], resume: str | N
         final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
         bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
         summary = {
-            "run_dir": str(trainer.run_dir), "backend": "rllib", "steps": stats["steps"],
+            "run_dir": str(trainer.run_dir),
+            "backend": "rllib",
+            "steps": stats["steps"],
             "seconds": round(stats["seconds"], 1),
             "decisions_per_s": round((stats["steps"] - trainer.start_step) / max(stats["seconds"], 1e-9), 1),
-            "selfplay": stats["selfplay"], "final_evaluation": final, "bundle": str(bundle),
+            "selfplay": stats["selfplay"],
+            "final_evaluation": final,
+            "bundle": str(bundle),
             "champion": json.loads((trainer.run_dir / "champion.json").read_text())["champion"],
-        }  # fmt: skip
+        }
         write_json_atomic(trainer.run_dir / "summary.json", summary)
         print(format_summary(summary), file=sys.stdout, flush=True)
         return summary

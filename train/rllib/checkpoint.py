@@ -185,16 +185,29 @@ def checkpoint_to_bundle(
     state = read_state(checkpoint)
     cfg = state["config"]
     n = cfg["net"]
-    spec = NetSpec(trunk=tuple(n["trunk"]), head_hidden=n["head_hidden"], value_hidden=tuple(n["value_hidden"]),
-                   privileged_critic=n["privileged_critic"], obs_size=OBS_SIZE)  # fmt: skip
+    spec = NetSpec(
+        trunk=tuple(n["trunk"]),
+        head_hidden=n["head_hidden"],
+        value_hidden=tuple(n["value_hidden"]),
+        privileged_critic=n["privileged_critic"],
+        obs_size=OBS_SIZE,
+    )
     weights = read_main_weights(checkpoint)
     try:
         net = net_from_module_state(spec, weights)
     except (RuntimeError, ValueError) as e:  # load_state_dict: missing, unexpected or misshapen tensors
-        raise RLlibCheckpointError(f"{checkpoint}: the 'main' weights do not fit the architecture {spec.to_dict()}: "
-                                   f"{' '.join(str(e).split())[:300]}") from None  # fmt: skip
+        raise RLlibCheckpointError(
+            f"{checkpoint}: the 'main' weights do not fit the architecture {spec.to_dict()}: "
+            f"{' '.join(str(e).split())[:300]}"
+        ) from None
     steps = int(state["steps"])
     training = {**cfg, "backend": "rllib", "checkpoint": str(checkpoint), "steps": steps}
     run = Path(cfg.get("run_dir", "run")).name
-    return save_bundle(out, net, name=name or f"{run}@{steps}", rules=RuleConfig.from_dict(cfg["env"]["rules"]), training=training,
-                       evaluations=evaluations)  # fmt: skip
+    return save_bundle(
+        out,
+        net,
+        name=name or f"{run}@{steps}",
+        rules=RuleConfig.from_dict(cfg["env"]["rules"]),
+        training=training,
+        evaluations=evaluations,
+    )

@@ -87,8 +87,12 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
     _need(r.sample_timeout_s > 0, "rllib.sample_timeout_s", r.sample_timeout_s, "> 0 (seconds)")
     _need(r.keep_checkpoints >= 1, "rllib.keep_checkpoints", r.keep_checkpoints, ">= 1")
     _need(r.object_store_mb >= 80, "rllib.object_store_mb", r.object_store_mb, ">= 80 (Ray's minimum)")
-    _need(cfg.ppo.n_envs >= max(1, r.num_env_runners), "ppo.n_envs", cfg.ppo.n_envs,
-          f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)")  # fmt: skip
+    _need(
+        cfg.ppo.n_envs >= max(1, r.num_env_runners),
+        "ppo.n_envs",
+        cfg.ppo.n_envs,
+        f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)",
+    )
 
 
 def load_rllib_config(

@@ -140,8 +140,12 @@ class BalootMultiAgentEnv(MultiAgentEnv):
             self._hands.append(outcome.hand_result.to_info())
             rewards = {a: float(outcome.rewards[seat_of(a) % 2]) for a in AGENTS}
         if outcome.episode_over:
-            info = {"episode": {"hands": self._hands, "match": None if outcome.match_result is None
-                                else outcome.match_result.to_info()}}  # fmt: skip
+            info = {
+                "episode": {
+                    "hands": self._hands,
+                    "match": None if outcome.match_result is None else outcome.match_result.to_info(),
+                }
+            }
             obs = {a: self._observe(seat_of(a)) for a in AGENTS if a in self._acted}
             infos = {a: info for a in obs}
             done = {a: True for a in obs} | {"__all__": True}

@@ -130,8 +130,12 @@ class LeagueCallbacks(RLlibCallback):
         won = score[0] > score[1]
         if summary["match"] is not None:
             won = summary["match"]["winner"] == me
-        counts = {"episodes": 1, "reward": agents[learners[0]].get_return(), f"episodes_vs_{cat}": 1,
-                  f"wins_vs_{cat}": float(won)}  # fmt: skip
+        counts = {
+            "episodes": 1,
+            "reward": agents[learners[0]].get_return(),
+            f"episodes_vs_{cat}": 1,
+            f"wins_vs_{cat}": float(won),
+        }
         for h in hands:
             if h["contract"] is None:  # thrown in (R3.5)
                 continue

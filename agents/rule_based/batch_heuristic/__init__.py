@@ -89,6 +89,17 @@ from agents.rule_based.batch_heuristic.view import (  # noqa: F401  (the old mod
 )
 
 __all__ = [
-    "BARS", "VIEW_FIELDS", "VIEW_SIZE", "act", "card_action", "decide", "heuristic_action", "heuristic_actions",
-    "heuristic_actions_all", "heuristic_bars", "heuristic_steps", "run_heuristic_differential", "seat_view",
-]  # fmt: skip
+    "BARS",
+    "VIEW_FIELDS",
+    "VIEW_SIZE",
+    "act",
+    "card_action",
+    "decide",
+    "heuristic_action",
+    "heuristic_actions",
+    "heuristic_actions_all",
+    "heuristic_bars",
+    "heuristic_steps",
+    "run_heuristic_differential",
+    "seat_view",
+]

@@ -47,8 +47,15 @@ _SUN_ROW = NUM_SUITS  # CARD_POINTS row of Sun (no trump)
 BARS = tuple(HeuristicConfig.__dataclass_fields__)  # the order of ``heuristic_bars``
 (B_HOKUM, B_SUN, B_SUN_OVER_PARTNER, B_DEALER_DISCOUNT, B_DOUBLE, B_THREE, B_FOUR, B_GAHWA) = range(len(BARS))
 if BARS != (
-    "hokum_bar", "sun_bar", "sun_over_partner", "dealer_discount", "double_bar", "three_bar", "four_bar", "gahwa_bar"
-):  # fmt: skip
+    "hokum_bar",
+    "sun_bar",
+    "sun_over_partner",
+    "dealer_discount",
+    "double_bar",
+    "three_bar",
+    "four_bar",
+    "gahwa_bar",
+):
     raise ImportError(f"HeuristicConfig's fields changed ({BARS}); batch_heuristic reads them by position")
 
 
