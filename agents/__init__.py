@@ -29,6 +29,7 @@ __all__ = [
 
 def __getattr__(name: str) -> object:  # load_policy and BundleError need torch: imported on first use only
     if name in ("BundleError", "load_policy"):
+        # needs torch (the train extra): imported on first use only
         from agents.neural import bundle
 
         return getattr(bundle, name)

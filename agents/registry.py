@@ -19,6 +19,8 @@ from typing import Any
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
+from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
+from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
@@ -44,8 +46,6 @@ def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_search(seed: int, params: dict[str, Any]) -> Agent:
-    from agents.search_player.player import SearchAgent, SearchConfig
-
     try:
         return SearchAgent(seed, SearchConfig.from_dict(params))
     except ConfigError as e:
@@ -53,8 +53,6 @@ def _make_search(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
-    from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
-
     try:
         config = NetSearchConfig.from_dict(params)
     except ValueError as e:  # ConfigError
@@ -157,6 +155,7 @@ def resolve_spec(spec: str) -> dict[str, Any]:
         return {"agent": spec, "params": {}}
     spec = packaged_bundle(spec) or spec
     if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import BundleError, read_manifest
 
         try:
@@ -209,6 +208,7 @@ def make_agent(spec: str, seed: int = 0) -> Agent:
     """
     resolved = resolve_spec(spec)
     if resolved["agent"] == "policy":
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import BundleError, load_policy
 
         try:

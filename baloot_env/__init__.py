@@ -14,6 +14,7 @@ use.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import types
 from typing import Any
@@ -96,8 +97,6 @@ def __getattr__(name: str) -> Any:
     # The environment needs gymnasium and pettingzoo, the observation numpy: import them only
     # when asked, so that the engine stays usable where they are not installed.
     if name in _LAZY:
-        import importlib
-
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value  # later lookups skip this function
         return value

@@ -20,11 +20,9 @@ hand's reward lands on the learner's last decision of that hand, which also ends
 hand episodes; match episodes end with the match (R8), ``match_bonus`` included.
 
 Other players: an agent spec (``"heuristic"``, ``"random"``, ``"search"``, a bundle path or an
-agent file: ``agents.make_agent``), an ``agents.Agent`` (asked through ``act_batch`` on
-``PlayerView``s), an object with ``act_arrays(observations, masks)`` (a policy bundle: the
-arrays are encoded straight from the hands), or a callable ``f(observations, masks) -> actions``
-on arrays (N x ``OBS_SIZE`` float32, N x 42 int8). Their decisions are batched across the games
-(one call per player and round).
+agent file), an ``agents.Agent``, a policy on arrays or a callable on arrays, made into players
+by ``baloot_env.players.make_player``. Their decisions are batched across the games (one call
+per player and round).
 
 Backends: ``backend="python"`` plays each game on a driver ``Table``; ``backend="core"`` plays
 the N games on the compiled batched core (``baloot_env.lockstep_core``: the learner's and each
@@ -36,10 +34,7 @@ Seeding: game ``i`` draws its learner positions and its deals from
 ``Agent`` objects given, are re-seeded (``Agent.reset``) from the same ``SeedSequence``.
 Callables keep their own randomness.
 
-Needs numpy. An agent named by a string (``"heuristic"``, a path) is made by the agent factory
-that an installed package declares in the entry-point group ``baloot_env.agents`` (this
-project's ``agents.registry.make_agent``, in ``pyproject.toml``): the engine names no layer above
-it, as Gymnasium finds environments by their registered entry points.
+Needs numpy.
 """
 
 from __future__ import annotations
@@ -47,7 +42,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,8 +49,10 @@ import numpy as np
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import EPISODES, DealSource, Outcome, Table
 from baloot_env.hand import HandState
-from baloot_env.match import MatchContext, MatchState
+from baloot_env.lockstep_core import CoreLockstep
+from baloot_env.match import MatchState
 from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.players import Seat, make_player
 from baloot_env.rewards import REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 
@@ -66,98 +62,6 @@ if TYPE_CHECKING:
 LEARNERS = ("team", "seat")
 BACKENDS = ("core", "python")
 PRIVILEGED_SIZE = 4 * 32  # the four current hands (me, next, partner, previous), as agents.neural.network reads them
-
-
-@dataclass
-class Seat:
-    """One decision for another player: the hand, the seat and its match context.
-
-    Array players encode it straight from the hand (the fast path, equal to the seat's
-    ``PlayerView.observation()``, tests/baloot_env/test_barrier.py); agents get the seat's ``PlayerView``.
-    """
-
-    hand: HandState
-    seat: int
-    context: MatchContext
-
-
-class AgentPlayer:
-    """An ``agents.Agent`` in a seat: asked through ``act_batch`` on the seats' ``PlayerView``s."""
-
-    def __init__(self, agent: Any, name: str | None = None):
-        self.agent = agent
-        self.name = name or getattr(agent, "name", type(agent).__name__)
-
-    def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        from baloot_env.view import PlayerView
-
-        return list(self.agent.act_batch([PlayerView.from_state(s.hand, s.seat, s.context) for s in seats]))
-
-    def reseed(self, seed: int) -> None:
-        self.agent.reset(seed)
-
-
-class ArrayPlayer:
-    """A policy on arrays in a seat: ``fn(observations N x OBS_SIZE, masks N x 42) -> N actions``."""
-
-    def __init__(
-        self, fn: Callable[[np.ndarray, np.ndarray], Any], name: str = "policy", reseed: Callable | None = None
-    ):
-        self.fn = fn
-        self.name = name
-        self._reseed = reseed
-
-    def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        obs = np.stack([encode(s.hand, s.seat, s.context) for s in seats])
-        masks = np.stack([action_mask(s.hand, s.seat) for s in seats])
-        return [int(a) for a in np.asarray(self.fn(obs, masks)).reshape(-1)]
-
-    def reseed(self, seed: int) -> None:
-        if self._reseed is not None:
-            self._reseed(seed)
-
-
-AGENT_FACTORY_GROUP = "baloot_env.agents"  # entry points: callables (spec, seed) -> agent
-
-
-def agent_factory() -> Callable[[str, int], Any]:
-    """The factory that makes agents from names and paths (module docstring).
-
-    Raises:
-        TypeError: no installed package declares one (the engine alone takes agents as objects).
-    """
-    found = entry_points(group=AGENT_FACTORY_GROUP)
-    if not found:
-        raise TypeError(
-            f"an agent name needs an agent factory (entry point group {AGENT_FACTORY_GROUP!r}; "
-            "pip install the project); without one, pass agents as objects or callables"
-        )
-    factory: Callable[[str, int], Any] = sorted(found, key=lambda ep: ep.name)[0].load()
-    return factory
-
-
-def make_player(spec: Any, seed: int = 0) -> Any:
-    """A player for the non-learner seats from a spec, an ``Agent``, a policy or a callable
-    (module docstring). Objects with ``act_seats`` are used as they are.
-
-    Raises:
-        agents.AgentSpecError: an unknown agent name or a bad agent file.
-        TypeError: anything else.
-    """
-    if hasattr(spec, "act_seats"):
-        return spec
-    if isinstance(spec, str):
-        spec = agent_factory()(spec, seed)
-    if hasattr(spec, "act_arrays"):  # a policy bundle: encode from the hands, one forward pass
-        return ArrayPlayer(spec.act_arrays, getattr(spec, "name", "policy"), getattr(spec, "reset", None))
-    if hasattr(spec, "act_batch") and hasattr(spec, "reset"):  # an agents.Agent
-        return AgentPlayer(spec)
-    if callable(spec):
-        return ArrayPlayer(spec, getattr(spec, "__name__", "policy"))
-    raise TypeError(
-        "a player is an agent name or path, an agents.Agent, a policy with act_arrays, or a callable "
-        f"f(observations, masks) -> actions; got {type(spec).__name__}"
-    )
 
 
 @dataclass
@@ -268,8 +172,6 @@ class LockstepGames:
         self.backend = backend
         self.core: Any = None  # the CoreLockstep playing the games with backend="core"
         if backend == "core":
-            from baloot_env.lockstep_core import CoreLockstep
-
             self.core = CoreLockstep(self)
             self.games = [Game(rng, self.core.tables[i]) for i, rng in enumerate(self._rngs(seed))]
             for g in self.games:

@@ -62,6 +62,8 @@ from baloot_env.deal import Deal
 from baloot_env.driver import Outcome
 from baloot_env.match import MatchResult
 from baloot_env.observation import OBS_SIZE
+from baloot_env.players import AgentPlayer, ArrayPlayer, Seat
+from baloot_env.view import PlayerView
 
 if TYPE_CHECKING:
     from baloot_env.hand import HandState
@@ -312,10 +314,7 @@ class CoreLockstep:
             return how.core_actions(CoreRows(self.core.state.games, rows, self._observe_rows))
         tables = [self.tables[i] for i in rows.tolist()]
         if kind == "views":
-            from baloot_env.view import PlayerView
-
             return how.act_batch([PlayerView.from_state(t.hand, t.to_act, t.context) for t in tables])
-        from baloot_env.lockstep import Seat
 
         return player.act_seats([Seat(t.hand, t.to_act, t.context) for t in tables])
 
@@ -323,7 +322,6 @@ class CoreLockstep:
         """How ``player`` is asked: "arrays" (a function on observation and mask blocks),
         "twin" (an agent's own batched twin, ``core_actions`` on ``CoreRows``), "views" (any
         other agent on ``PlayerView``s) or "seats" (``act_seats`` on the engine's hands)."""
-        from baloot_env.lockstep import AgentPlayer, ArrayPlayer
 
         kind, how = "seats", None
         if isinstance(player, ArrayPlayer):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.seats import next_seat
 
@@ -89,7 +90,6 @@ class RuleConfig:
     @classmethod
     def from_dict(cls, data: object) -> RuleConfig:
         """Build from a mapping (``config.from_mapping``); unknown keys or wrong types raise ``ConfigError``."""
-        from baloot_env.config import from_mapping
 
         return from_mapping(cls, data, "RuleConfig key")
 

@@ -203,6 +203,7 @@ class PlayerView:
 
     def action_mask(self) -> np.ndarray:
         """The int8 mask of length 42 (R9, R11.3), from the same legal mask."""
+        # the engine itself needs only the standard library
         import numpy as np
 
         bits = np.unpackbits(np.frombuffer(self.legal_mask.to_bytes(6, "little"), dtype=np.uint8), bitorder="little")

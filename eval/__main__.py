@@ -22,6 +22,7 @@ from pathlib import Path
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from baloot_io.atomic import write_json_atomic
 from eval.cli import (
+    CONFIG_HELP,
     RULES_HELP,
     InputError,
     OneLineParser,
@@ -30,14 +31,17 @@ from eval.cli import (
     check_range,
     one_line,
     rules_arg,
+    settings_file,
 )
 from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
+from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
 from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
+from eval.stats import ALPHA
 
 AGENT_HELP = f"an agent: {', '.join(known_agents())}, or a path to an agent file"
 SET_HELP = f"deal set: {', '.join(sorted(STANDARD_SETS))} or a path (default {DEFAULT_SET})"
@@ -169,6 +173,7 @@ def promote_main(argv: list[str]) -> int:
         prog="python -m eval promote",
         description="Promote the candidate if it beats the champion in duplicate (lower 95%% bound above 0).",
     )
+    p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
     p.add_argument("--candidate", required=True, help=AGENT_HELP)
     p.add_argument("--champion", required=True, help="the champion pointer file, or the champion agent itself")
     p.add_argument("--pointer", default=None, help="where to write the pointer (default: see eval.promote)")
@@ -176,7 +181,14 @@ def promote_main(argv: list[str]) -> int:
     p.add_argument(
         "--looks", type=int, default=4, help="sequential looks, 1 to the deals (1 = fixed sample; default 4)"
     )
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=ALPHA,
+        help=f"one-sided chance of promoting a candidate no better (default {ALPHA})",
+    )
     _common(p)
+    settings_file(p, argv)
     args = p.parse_args(argv)
     _, ds = _check_common(args)
     check_range("--looks", args.looks, 1, len(ds), " (the deals played)")
@@ -190,6 +202,7 @@ def promote_main(argv: list[str]) -> int:
         seed=args.seed,
         workers=args.workers,
         looks=args.looks,
+        alpha=args.alpha,
         progress=not args.quiet,
         torch_threads=args.torch_threads,
         rules=args.rules,
@@ -280,7 +293,6 @@ def league_main(argv: list[str]) -> int:
 def export_main(argv: list[str]) -> int:
     # imported here: export needs torch and onnx, which the rest of evaluation does not load
     from agents.neural.export import ExportError
-    from eval.export import export_main as run_export
 
     try:
         return run_export(argv)

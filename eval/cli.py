@@ -2,7 +2,9 @@
 
 A bad command line is one line ``error: ...`` and exit code 2 (``OneLineParser``); inputs that
 argparse cannot judge (a count against a deal set, a path that cannot be written) are checked
-before any work starts and refused with ``InputError``; ``rules_arg`` reads ``--rules``.
+before any work starts and refused with ``InputError``; ``rules_arg`` reads ``--rules``;
+``settings_file`` lets a command read its settings from ``--config FILE`` (YAML or JSON), the
+flags given beating the file.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from baloot_env.rules import RuleConfig
 RULES_HELP = (
     "the rule variants of every hand: KEY=VALUE pairs of RuleConfig (sun_double=true deal_rotation=right), "
     "or one YAML/JSON file holding them or a training config (its env.rules); default RULES.md"
+)
+
+
+CONFIG_HELP = (
+    "a YAML or JSON file of this command's settings (keys as the flags, with _ for -; "
+    "a section as a mapping); a flag given beats the file"
 )
 
 
@@ -80,8 +88,9 @@ def check_output_dir(path: str | os.PathLike[str], what: str) -> None:
             raise InputError(f"{what} {str(path)!r}: the folder {folder} is not writable")
 
 
-def rules_arg(items: list[str] | None) -> RuleConfig:
-    """The ``RuleConfig`` that ``--rules`` names (``RULES_HELP``); None or no items: RULES.md.
+def rules_arg(items: list[str] | dict[str, Any] | None) -> RuleConfig:
+    """The ``RuleConfig`` that ``--rules`` names (``RULES_HELP``), or a ``rules`` mapping of a
+    ``--config`` file; None or no items: RULES.md.
 
     Raises:
         InputError: a missing or unreadable file, bad YAML, an unknown key or a bad value.
@@ -89,7 +98,11 @@ def rules_arg(items: list[str] | None) -> RuleConfig:
     if not items:
         return RuleConfig()
     data: Any
-    if len(items) == 1 and "=" not in items[0]:
+    if isinstance(items, dict):
+        data = items
+    elif not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+        raise InputError(f"rules must be KEY=VALUE pairs, a file or a mapping, got {items!r}")
+    elif len(items) == 1 and "=" not in items[0]:
         path = Path(items[0])
         if not path.is_file():
             raise InputError(f"--rules {items[0]!r}: no such file (or give KEY=VALUE pairs)")
@@ -113,3 +126,80 @@ def rules_arg(items: list[str] | None) -> RuleConfig:
         return RuleConfig.from_dict(data)
     except ConfigError as e:
         raise InputError(f"--rules: {one_line(e)}") from None
+
+
+def settings_file(
+    parser: argparse.ArgumentParser, argv: list[str], rename: dict[str, str] | None = None, nested: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Make the settings of ``--config FILE`` in ``argv`` (when given) the defaults of ``parser``.
+
+    The file holds one mapping of the command's config (``CONFIG_HELP``); a key is a flag's dest,
+    or a field named differently from its flag (``rename``: field -> dest); a ``nested`` section
+    (``calls``) is a mapping of flag dests. A required option set by the file is no longer
+    required on the command line. Values are type-checked when the command builds its config
+    from the parsed arguments (``baloot_env.config.from_mapping``). Returns the file's settings.
+
+    Raises:
+        InputError: a missing or unreadable file, not a mapping, or a key that is no setting.
+    """
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--config", default=None)
+    known, _ = pre.parse_known_args(argv)
+    if known.config is None:
+        return {}
+    path = Path(known.config)
+    if not path.is_file():
+        raise InputError(f"--config {known.config!r}: no such file")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise InputError(f"--config {known.config!r} cannot be read: {one_line(e)}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"--config {known.config!r} must hold a mapping of settings, got {type(data).__name__}")
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in nested:
+            if not isinstance(value, dict):
+                raise InputError(f"--config {known.config!r}: {key} must be a mapping, got {type(value).__name__}")
+            flat.update(value)
+        else:
+            flat[key] = value
+    rename = rename or {}
+    dests = {a.dest: a for a in parser._actions if a.option_strings and a.dest not in ("help", "config")}
+    values = {rename.get(k, k): v for k, v in flat.items()}
+    unknown = sorted((k for k in values if k not in dests), key=repr)
+    if unknown:
+        raise InputError(f"--config {known.config!r}: unknown settings {unknown}; known are {sorted(dests)}")
+    for dest, value in values.items():
+        values[dest] = _setting(dests[dest], value, known.config)
+        dests[dest].required = False
+    parser.set_defaults(**values)
+    return data
+
+
+def _setting(action: argparse.Action, value: Any, path: str) -> Any:
+    """A file's setting checked and converted as its flag's text would be (``settings_file``)."""
+    flag = action.option_strings[-1]
+    if action.nargs == 0:  # store_true / store_false
+        ok = isinstance(value, bool)
+    elif action.nargs in ("+", "*") or value is None:
+        return value  # lists (``--rules``) and nulls are the command's to check
+    elif action.type is None:  # a string flag
+        ok = isinstance(value, str)
+    elif isinstance(value, dict) or (isinstance(value, (list, bool)) and action.type in (int, float)):
+        ok = False
+    else:
+        text = (
+            " ".join(map(str, value))
+            if isinstance(value, list)
+            else str(value).lower()
+            if isinstance(value, bool)
+            else str(value)
+        )
+        try:
+            return action.type(text)  # type: ignore[operator]
+        except (ValueError, TypeError, argparse.ArgumentTypeError):
+            ok = False
+    if not ok:
+        raise InputError(f"--config {path!r}: {value!r} is not a value of {flag}")
+    return value

@@ -5,6 +5,8 @@ The export itself lives beside the bundles it reads, in ``agents.neural.export``
 
 from __future__ import annotations
 
+import argparse
+
 from agents.neural.export import (
     MIN_OPSET,
     ExportError,
@@ -14,6 +16,8 @@ from agents.neural.export import (
     time_onnx,
     verify_export,
 )
+from agents.rule_based.heuristic import HeuristicAgent
+from eval.cli import OneLineParser, check_output_path, check_range
 
 
 def export_main(argv: list[str]) -> int:
@@ -22,10 +26,9 @@ def export_main(argv: list[str]) -> int:
     Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
     raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
     """
-    import argparse
 
+    # needs torch (the train extra): imported only when a network is used
     from agents.neural.bundle import read_manifest
-    from eval.cli import OneLineParser, check_output_path, check_range
 
     p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
     p.add_argument("--policy", required=True, help="the policy bundle folder")
@@ -68,8 +71,8 @@ def export_main(argv: list[str]) -> int:
         if not par.ok:
             raise ExportError(f"the exported model disagrees with torch: {par}")
     if args.time:
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.positions import collect_positions
-        from agents.rule_based.heuristic import HeuristicAgent
 
         pos = collect_positions(args.time, [HeuristicAgent(0)], seed=1)
         t = time_onnx(args.out, pos.observations, pos.masks)

@@ -187,6 +187,7 @@ def agent_size(spec: str, agent: Agent | None = None) -> dict[str, Any] | None:
     policies = _policies(agent)
     if not policies:
         return None
+    # needs torch (the train extra): imported only when a network is used
     from agents.neural.bundle import WEIGHTS
 
     folders = _bundles(spec)

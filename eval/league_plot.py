@@ -19,9 +19,11 @@ def plot_league(rep: dict[str, Any], path: str | os.PathLike[str]) -> bool:
     cells, (right) the Elo ratings as bars; agents in rating order, best first. False without
     matplotlib."""
     try:
+        # optional dependency: matplotlib (the train and eval extras)
         import matplotlib
 
         matplotlib.use("Agg")
+        # optional dependency: matplotlib (the train and eval extras)
         import matplotlib.pyplot as plt
     except ImportError:
         return False

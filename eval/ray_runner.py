@@ -39,6 +39,7 @@ class RayUnavailableError(ValueError):
 def require_ray() -> Any:
     """The ``ray`` module; ``RayUnavailableError`` when the scale extra is not installed."""
     try:
+        # optional dependency: ray (the scale extra)
         import ray
     except ImportError:
         raise RayUnavailableError('--ray needs Ray: pip install -e ".[scale]"') from None
@@ -55,6 +56,7 @@ def pack_spec(spec: str) -> dict[str, Any]:
     if spec in AGENTS:
         return {"kind": "name", "spec": spec}
     if resolved["agent"] == "policy":
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import MANIFEST, WEIGHTS
 
         folder = Path(resolved["path"])

@@ -75,6 +75,7 @@ def entry_from_report(report: dict[str, Any], bundle: str | Path, trained: RuleC
 
 def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     """Add the reports' entries to the bundle's manifest (verified first); returns the manifest."""
+    # needs torch (the train extra): imported only when a network is used
     from agents.neural.bundle import bundle_rules, load_net, update_evaluations
 
     _, manifest = load_net(bundle)  # a corrupt or edited bundle is refused before anything is read
@@ -107,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", required=True, help="the policy bundle folder (side A of every report)")
     parser.add_argument("reports", nargs="+", help="JSON reports of python -m eval --json")
     args = parser.parse_args(argv)
+    # needs torch (the train extra): imported only when a network is used
     from agents.neural.bundle import BundleError
 
     try:

@@ -143,9 +143,11 @@ def format_table(report: dict[str, Any]) -> str:
 def plot(report: dict[str, Any], path: str | os.PathLike[str]) -> bool:
     """PNG: the distribution of d and the running mean with its 95% band. False without matplotlib."""
     try:
+        # optional dependency: matplotlib (the train and eval extras)
         import matplotlib
 
         matplotlib.use("Agg")
+        # optional dependency: matplotlib (the train and eval extras)
         import matplotlib.pyplot as plt
     except ImportError:
         return False

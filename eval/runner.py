@@ -19,6 +19,7 @@ in each worker watches ``os.getppid()``. A SIGTERM to the parent terminates the 
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
 import signal
@@ -103,8 +104,6 @@ def _die_with_parent(parent: int) -> None:
     """Make this worker end when the process ``parent`` ends, however it ends (SIGKILL too)."""
     if sys.platform.startswith("linux"):
         try:
-            import ctypes
-
             libc = ctypes.CDLL(None, use_errno=True)
             if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
                 if os.getppid() != parent:  # the parent died before the request was made
@@ -302,6 +301,7 @@ class _Progress:
         self.bar = None
         if enabled:
             try:
+                # optional dependency: tqdm (the train and eval extras)
                 from tqdm import tqdm
 
                 self.bar = tqdm(total=total, desc=label, unit="deal", file=sys.stderr, leave=False)

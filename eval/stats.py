@@ -11,6 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 
 # O'Brien-Fleming group-sequential constants for K equally spaced looks, two-sided alpha 0.05
@@ -114,7 +116,6 @@ def _continue_probability(c: float, looks: int, grid: int = 1201) -> float:
     look by convolving with the normal step on a grid (the recursive integration of Armitage,
     McPherson and Rowe, 1969).
     """
-    import numpy as np
 
     h = c * math.sqrt(looks)
     x = np.linspace(-h, h, grid)

@@ -16,8 +16,11 @@ import argparse
 import os
 import sqlite3
 import sys
+import threading
+import webbrowser
 from pathlib import Path
 
+from agents.registry import AgentSpecError
 from eval.cli import InputError, OneLineParser
 
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
@@ -64,13 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check(args)
         try:
-            import uvicorn
+            import uvicorn  # the table extra (uvicorn, fastapi): refused with one line when missing
 
-            from table.server import create_app
+            from table.server import create_app  # (fastapi)
         except ImportError as e:
             raise InputError(f"the table server needs its extra: pip install -e '.[table]' ({e})") from None
-        from agents.registry import AgentSpecError
-
         try:
             app = create_app(args.db, agents=args.agent, default_agent=args.default)
             app.state.hub.agent(app.state.choices[args.default])  # load (and verify) the default now
@@ -82,9 +83,6 @@ def main(argv: list[str] | None = None) -> int:
     url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
     print(f"Baloot table: {url}  (database {args.db}; Ctrl-C stops, every table resumes on restart)", flush=True)
     if args.open:
-        import threading
-        import webbrowser
-
         threading.Timer(1.0, webbrowser.open, (url,)).start()
     uvicorn.run(app, host=args.host, port=args.port, ws_max_size=WS_MAX_SIZE, log_level="warning")
     return 0

@@ -19,12 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.registry import make_agent
 from baloot_env.deal import parse_deal
 from baloot_env.driver import DealSource, Table
 from baloot_env.hand import HandState
 from baloot_env.match import MatchContext
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
+from eval.duplicate import hand_seed, play_hand
 from table.store import Store
 from table.views import all_message, view_message
 
@@ -97,8 +99,6 @@ def save_eval_hands(
     Returns:
         How many hands were stored (two per deal: A on team 0, then A on team 1).
     """
-    from agents.registry import make_agent
-    from eval.duplicate import hand_seed, play_hand
 
     rules = rules or RuleConfig()
     chosen = sorted(records, key=lambda r: (r.d, r.index))

@@ -43,7 +43,7 @@ from baloot_env.rules import RuleConfig
 from table.clocks import TEMPOS, Clock, SystemClock
 from table.hub import Hub
 from table.replay import ALL, frames
-from table.room import MAX_NAME, Refused, RoomConfig, SeatSpec
+from table.room import MAX_NAME, Refused, RoomConfig, SeatSpec, token_hash
 from table.scoresheet import ScoreSheets, SheetError
 from table.store import Store
 
@@ -313,8 +313,6 @@ def create_app(
 
 
 def _room_token_ok(room_data: dict[str, Any], token: str) -> bool:
-    from table.room import token_hash
-
     if not token:
         return False
     h = token_hash(token)

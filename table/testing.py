@@ -11,6 +11,8 @@ import json
 import socket
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +24,7 @@ class Served:
     """A server running in a thread: ``url`` (http://127.0.0.1:PORT) and ``app``."""
 
     def __init__(self, app: Any):
+        # optional dependency: uvicorn (the table extra)
         import uvicorn
 
         self.app = app
@@ -72,8 +75,6 @@ def serve(app: Any) -> Iterator[Served]:
 
 def post(url: str, body: dict | None = None, method: str = "POST") -> tuple[int, Any]:
     """A JSON request; returns (status, decoded body)."""
-    import urllib.error
-    import urllib.request
 
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
@@ -96,6 +97,7 @@ class Client:
     """A seat's (or a watcher's) WebSocket, synchronous, keeping every message in ``seen``."""
 
     def __init__(self, base: str, room: str, token: str):
+        # optional dependency: websockets (the table extra)
         from websockets.sync.client import connect
 
         self.ws = connect(

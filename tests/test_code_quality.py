@@ -1,5 +1,6 @@
 """The code checks run with the test suite: ``ruff check`` and ``ruff format --check`` on every
-package, ``mypy --strict`` on the rules engine, the file utilities and evaluation, so that ``bash run.sh test`` and CI run them.
+package, ``mypy --strict`` on the rules engine, the file utilities and evaluation, imports at the top
+and ``# fmt: skip`` only on tables, so that ``bash run.sh test`` and CI run them.
 
 Settings live in ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``: strict on ``baloot_env``,
 ``baloot_io`` and ``eval``; the batched numba core and the modules listed there are imported but not yet
@@ -8,6 +9,7 @@ held to it).
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +50,44 @@ def test_mypy_strict_on_the_engine_and_evaluation():
     r = _run("mypy", "--strict")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Success" in r.stdout
+
+
+PACKAGES = ("baloot_env", "baloot_io", "agents", "eval", "train", "table")
+
+
+def _sources():
+    for pkg in PACKAGES:
+        yield from sorted((ROOT / pkg).rglob("*.py"))
+
+
+def test_imports_are_at_the_top_unless_a_comment_says_why():
+    """An import inside a function needs a comment on its line or the line above (an optional
+    dependency, torch or ray only when used, the engine's standard-library-only promise)."""
+    found = []
+    for path in _sources():
+        src = path.read_text(encoding="utf-8")
+        lines = src.split("\n")
+        for node in ast.walk(ast.parse(src)):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    line, above = lines[sub.lineno - 1], lines[sub.lineno - 2]
+                    if "#" not in line and not above.strip().startswith("#"):
+                        found.append(f"{path.relative_to(ROOT)}:{sub.lineno}: {line.strip()}")
+    assert not found, "imports inside functions without a reason:\n" + "\n".join(sorted(set(found)))
+
+
+def test_fmt_skip_only_on_tables():
+    """``# fmt: skip`` keeps the layout of a table (a tuple or list of rows), nothing else."""
+    found = []
+    for path in _sources():
+        src = path.read_text(encoding="utf-8")
+        tables = set()
+        for node in ast.walk(ast.parse(src)):
+            if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List)):
+                tables.add(node.end_lineno)
+        for i, line in enumerate(src.split("\n"), start=1):
+            if line.rstrip().endswith("# fmt: skip") and i not in tables:
+                found.append(f"{path.relative_to(ROOT)}:{i}")
+    assert not found, "# fmt: skip outside a table:\n" + "\n".join(found)

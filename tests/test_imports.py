@@ -177,6 +177,6 @@ def test_the_environment_makes_named_agents_through_the_declared_factory():
     """``opponents="heuristic"`` works without baloot_env naming agents: the factory is the
     entry point the project declares."""
     from agents.registry import make_agent
-    from baloot_env.lockstep import agent_factory
+    from baloot_env.players import agent_factory
 
     assert agent_factory() is make_agent

@@ -19,9 +19,13 @@ import sys
 from pathlib import Path
 
 from eval.cli import InputError, OneLineParser, check_output_dir, one_line
+from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import ConfigError, config_help, load_config
+from train.distill import main as distill_main
+from train.rllib import SCALE_HINT, ray_available
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
+from train.run import run_training
 
 DEFAULT_CONFIG = "configs/default.yaml"
 DEFAULT_RLLIB_CONFIG = "configs/rllib.yaml"
@@ -61,10 +65,9 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None, b
 
 
 def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
-    from train.rllib import SCALE_HINT, ray_available
-
     if not ray_available():
         raise InputError(f"--backend rllib: Ray is not installed; {SCALE_HINT}")
+    # needs ray (the scale extra): only with --backend rllib, after the check above
     from train.rllib.checkpoint import RLlibCheckpointError, latest_checkpoint
 
     if resume:
@@ -82,12 +85,8 @@ def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "calls":
-        from train.call_iteration import main as calls_main
-
         return calls_main(argv[1:])
     if argv and argv[0] == "distill":
-        from train.distill import main as distill_main
-
         return distill_main(argv[1:])
     parser = OneLineParser(
         prog="python -m train",
@@ -166,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     if backend == "rllib":
+        # needs ray (the scale extra): only with --backend rllib
         from train.rllib.backend import run_rllib_training
 
         try:
@@ -174,7 +174,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {one_line(e)}", file=sys.stderr)
             return 2
         return 0
-    from train.run import run_training
 
     try:
         run_training(config, args.overrides, args.resume, quiet=args.quiet)

@@ -40,6 +40,7 @@ from agents.neural.policy import PolicyAgent
 from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
+from baloot_env.config import from_mapping
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DOUBLING
@@ -47,7 +48,8 @@ from baloot_env.loop import play
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
-from train.config import CallsConfig, validate_calls
+from eval.cli import CONFIG_HELP, InputError, OneLineParser, one_line, settings_file
+from train.config import CallsConfig, iter_fields, validate_calls
 
 HELD_OUT = 0.05
 
@@ -227,13 +229,13 @@ def _bool(text: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``--policy``, ``--out``, ``--seed`` and every ``CallsConfig`` field as a flag;
-    bad input gives exit code 2 and one line ``error: ...`` before any work."""
-    from eval.cli import OneLineParser, one_line
-    from train.config import iter_fields
+    """Command line: ``--policy``, ``--out``, ``--seed`` and every ``CallsConfig`` field as a flag,
+    or any of them from ``--config FILE`` (``CallIterationConfig``'s keys, the step's settings in
+    its ``calls`` section); bad input gives exit code 2 and one line ``error: ...`` before any work."""
 
     d = CallIterationConfig()
     p = OneLineParser(prog="python -m train calls", description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
     p.add_argument("--policy", default=d.policy, help=f"the policy bundle to improve (default {d.policy})")
     p.add_argument("--out", default=d.out, help=f"output folder: bundle/ and summary.json (default {d.out})")
     p.add_argument("--seed", type=int, default=d.seed, help="seeds the hands, the searches and the training")
@@ -242,10 +244,17 @@ def main(argv: list[str] | None = None) -> int:
         kind = _bool if isinstance(value, bool) else type(value)
         p.add_argument("--" + key.replace("_", "-"), type=kind, default=value, help=f"{meaning} (default {value})")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        settings_file(p, argv, nested=("calls",))
+    except InputError as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
     a = p.parse_args(argv)
     try:
-        calls = CallsConfig(**{key: getattr(a, key) for key, _, _ in iter_fields(CallsConfig)})
-        cfg = CallIterationConfig(policy=a.policy, out=a.out, seed=a.seed, calls=calls)
+        calls = {key: getattr(a, key) for key, _, _ in iter_fields(CallsConfig)}
+        values = {"policy": a.policy, "out": a.out, "seed": a.seed, "calls": calls}
+        cfg = from_mapping(CallIterationConfig, values, "calls setting")
         load_net(cfg.policy)
         Path(cfg.out).mkdir(parents=True, exist_ok=True)
     except (ValueError, BundleError, OSError) as e:

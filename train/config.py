@@ -27,14 +27,25 @@ from typing import Any, get_type_hints
 
 import yaml
 
+from agents.neural.bundle import BundleError, load_net
+from agents.neural.network import NetSpec
+from agents.registry import AgentSpecError, resolve_spec
+from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
+from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
+from baloot_io.atomic import write_text_atomic
+from eval.deals import DealSetError, load_named, require_development
+from eval.promote import PromotionConfig
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     """A dataclass field with its default and its meaning (read by ``config_help``)."""
     return field(default=default, metadata={"help": help})
+
+
+CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
 
 @dataclass(frozen=True)
@@ -208,56 +219,6 @@ def config_help(width: int = 100) -> str:
     return "\n".join(lines)
 
 
-def _coerce(value: Any, typ: Any, where: str) -> Any:
-    origin = getattr(typ, "__origin__", None)
-    if typ is RuleConfig:
-        if isinstance(value, RuleConfig):
-            return value
-        try:
-            return RuleConfig.from_dict(value)
-        except ConfigError as err:
-            raise ConfigError(f"{where}: {_one_line(err)}") from None
-    if dataclasses.is_dataclass(typ):
-        return _build(typ, value, where)
-    if origin is tuple:
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{where} must be a list, got {value!r}")
-        return tuple(_coerce(v, typ.__args__[0], where) for v in value)
-    if typ is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where} must be true or false, got {value!r}")
-        return value
-    if typ is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
-                return int(value)
-            raise ConfigError(f"{where} must be an integer, got {value!r}")
-        return value
-    if typ is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where} must be a number, got {value!r}")
-        return float(value)
-    if typ is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{where} must be a string, got {value!r}")
-        return value
-    return value
-
-
-def _build(cls: type, data: Any, where: str) -> Any:
-    if isinstance(data, cls):
-        return data
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where or 'config'} must be a mapping, got {type(data).__name__}")
-    hints = get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"unknown key(s) {unknown} in {where or 'config'}; known: {sorted(names)}")
-    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
-    return cls(**kwargs)
-
-
 def _set_path(data: dict, dotted: str, value: Any) -> None:
     keys = dotted.split(".")
     node = data
@@ -286,7 +247,7 @@ def apply_overrides(data: dict | None, overrides: list[str] | None) -> dict:
 def config_from_dict(data: dict, overrides: list[str] | None = None, *, fresh: bool = True) -> TrainConfig:
     """Build and validate a TrainConfig from a dict plus ``key.path=value`` overrides."""
     data = apply_overrides(data, overrides)
-    cfg = _build(TrainConfig, data, "")
+    cfg = from_mapping(TrainConfig, data, CONFIG_KEY)
     validate(cfg, fresh=fresh)
     return cfg
 
@@ -450,8 +411,6 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     if t.backend not in ("core", "python"):
         raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
 
-    from agents.registry import AgentSpecError, resolve_spec
-
     try:
         resolve_spec(t.teacher)
     except AgentSpecError as err:
@@ -475,9 +434,6 @@ def validate_calls(c: CallsConfig) -> None:
 
 
 def _validate_eval(e: EvalConfig) -> None:
-    from eval.deals import DealSetError, load_named, require_development
-    from eval.promote import PromotionConfig
-
     _need(e.every >= 0, "eval.every", e.every, ">= 0 (0: only the final evaluation)")
     _need(e.workers >= 1, "eval.workers", e.workers, ">= 1")
     _number("eval.promotion_alpha", e.promotion_alpha, 0, 0.5, low_open=True, high_open=True)
@@ -500,9 +456,6 @@ def _validate_eval(e: EvalConfig) -> None:
 
 def _validate_init_from(cfg: TrainConfig) -> None:
     """``init_from`` is a verified bundle whose architecture is the one this config builds."""
-    from agents.neural.bundle import BundleError, load_net
-    from agents.neural.network import NetSpec
-    from baloot_env.observation import OBS_SIZE
 
     try:
         net, _ = load_net(cfg.init_from)
@@ -537,6 +490,4 @@ def _plain(x: Any) -> Any:
 
 
 def save_config(cfg: TrainConfig, path: Path) -> None:
-    from baloot_io.atomic import write_text_atomic
-
     write_text_atomic(path, yaml.safe_dump(to_dict(cfg), sort_keys=False))

@@ -27,23 +27,27 @@ seeded here, the shuffles from a ``numpy`` generator). Example::
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle, update_evaluations
+from agents.neural.bundle import BundleError, bundle_rules, load_net, read_manifest, save_bundle, update_evaluations
+from agents.neural.export import export_onnx, time_onnx_models
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.neural.positions import collect_positions
 from agents.rule_based.heuristic import HeuristicAgent
+from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
+from eval.cli import CONFIG_HELP, InputError, OneLineParser, check_output_dir, check_range, one_line, settings_file
+from eval.deals import load_named
+from train.evaluation import evaluate_bundle
 
 HELD_OUT = 0.05
 
@@ -273,7 +277,6 @@ def evaluate(bundle: Path, cfg: DistillConfig, rules: RuleConfig, quiet: bool) -
     rules (none if ``eval_deals`` is 0)."""
     if cfg.eval_deals <= 0:
         return []
-    from train.evaluation import evaluate_bundle
 
     results = []
     teacher = str(Path(cfg.teacher).resolve())
@@ -294,7 +297,6 @@ def teacher_reference(cfg: DistillConfig, rules: RuleConfig, quiet: bool) -> dic
     """The teacher against ``heuristic`` on the same deals: the yardstick for the student's result."""
     if cfg.eval_deals <= 0:
         return None
-    from train.evaluation import evaluate_bundle
 
     res = evaluate_bundle(
         Path(cfg.teacher), "heuristic", cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers, rules
@@ -314,7 +316,6 @@ def onnx_timing(
     except ImportError:
         _log("ONNX timing skipped: onnxruntime is not installed", quiet)
         return None
-    from agents.neural.export import export_onnx, time_onnx_models
 
     n = min(cfg.onnx_timing, len(obs))
     models = {}
@@ -364,36 +365,33 @@ def _int_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.replace(",", " ").split())
 
 
-def check_inputs(a: argparse.Namespace) -> None:
-    """The command line's inputs that ``DistillConfig`` does not check, before any work starts.
+def check_inputs(cfg: DistillConfig) -> None:
+    """The inputs that ``DistillConfig`` does not check, before any work starts.
 
     Raises:
         InputError, BundleError, DealSetError: naming the flag and the problem.
     """
-    from agents.neural.bundle import read_manifest
-    from eval.cli import check_output_dir, check_range
-    from eval.deals import load_named
 
-    read_manifest(a.teacher)  # BundleError: missing, corrupt or for other versions (weights: checked at load)
-    check_output_dir(a.out, "--out")
-    deal_set = load_named(a.eval_deal_set)
-    check_range("--eval-deals", a.eval_deals, 0, len(deal_set), f" (0: skip; the deals of {deal_set.name})")
-    check_range("--eval-workers", a.eval_workers, 1)
-    check_range("--onnx-timing", a.onnx_timing, 0)
-    check_range("--seed", a.seed, 0)
-    check_range("--torch-threads", a.torch_threads, 1)
+    read_manifest(cfg.teacher)  # BundleError: missing, corrupt or for other versions (weights: checked at load)
+    check_output_dir(cfg.out, "--out")
+    deal_set = load_named(cfg.eval_deal_set)
+    check_range("--eval-deals", cfg.eval_deals, 0, len(deal_set), f" (0: skip; the deals of {deal_set.name})")
+    check_range("--eval-workers", cfg.eval_workers, 1)
+    check_range("--onnx-timing", cfg.onnx_timing, 0)
+    check_range("--seed", cfg.seed, 0)
+    check_range("--torch-threads", cfg.torch_threads, 1)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m train distill --teacher BUNDLE [--out DIR] [--positions N] [--epochs N] ...``.
+    """``python -m train distill --teacher BUNDLE [--config FILE] [--out DIR] [--positions N] ...``.
 
-    Every input is checked before any work starts; a bad one gives exit code 2 and one line
-    ``error: ...`` on stderr.
+    Every ``DistillConfig`` field is a flag and a key of ``--config``. Every input is checked
+    before any work starts; a bad one gives exit code 2 and one line ``error: ...`` on stderr.
     """
-    from eval.cli import OneLineParser, one_line
 
     d = DistillConfig(teacher="-")
     p = OneLineParser(prog="python -m train distill", description="Distil a policy bundle into a small network.")
+    p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
     p.add_argument("--teacher", required=True, help="the teacher policy bundle (e.g. policies/champion)")
     p.add_argument("--out", default=d.out, help=f"output folder: bundle/, summary.json, onnx/ (default {d.out})")
     p.add_argument(
@@ -404,13 +402,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--epochs", type=int, default=d.epochs, help=f"epochs per round (default {d.epochs})")
     p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument("--lr", type=float, default=d.learning_rate, help=f"Adam learning rate (default {d.learning_rate})")
+    p.add_argument(
+        "--lr",
+        dest="learning_rate",
+        type=float,
+        default=d.learning_rate,
+        help=f"Adam learning rate (default {d.learning_rate})",
+    )
     p.add_argument(
         "--trunk", type=_int_tuple, default=d.trunk, help="student trunk widths, e.g. '40' or '64,64' (default 40)"
     )
     p.add_argument("--head-hidden", type=int, default=d.head_hidden)
     p.add_argument("--value-hidden", type=_int_tuple, default=d.value_hidden)
     p.add_argument("--temperature", type=float, default=d.temperature, help="of the teacher's soft targets (default 1)")
+    p.add_argument(
+        "--value-weight", type=float, default=d.value_weight, help=f"of the value loss (default {d.value_weight})"
+    )
     p.add_argument("--epsilon", type=float, default=d.epsilon, help="share of random legal moves in collection")
     p.add_argument("--eval-deal-set", default=d.eval_deal_set)
     p.add_argument("--eval-deals", type=int, default=d.eval_deals, help="duplicate deals per opponent (0: skip)")
@@ -419,31 +426,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        settings_file(p, argv)
+    except InputError as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
     a = p.parse_args(argv)
     try:
-        cfg = DistillConfig(
-            teacher=a.teacher,
-            out=a.out,
-            positions=a.positions,
-            rounds=a.rounds,
-            epochs=a.epochs,
-            batch_size=a.batch_size,
-            learning_rate=a.lr,
-            trunk=a.trunk,
-            head_hidden=a.head_hidden,
-            value_hidden=a.value_hidden,
-            temperature=a.temperature,
-            epsilon=a.epsilon,
-            eval_deal_set=a.eval_deal_set,
-            eval_deals=a.eval_deals,
-            eval_workers=a.eval_workers,
-            onnx_timing=a.onnx_timing,
-            seed=a.seed,
-            torch_threads=a.torch_threads,
-        )
-        check_inputs(a)
+        values = {f.name: getattr(a, f.name) for f in fields(DistillConfig)}
+        cfg = from_mapping(DistillConfig, values, "distill setting")
+        check_inputs(cfg)
         summary = distill(cfg, quiet=a.quiet)
-    except (BundleError, ValueError) as e:  # InputError and DealSetError are ValueErrors
+    except (BundleError, ValueError) as e:  # InputError, ConfigError and DealSetError are ValueErrors
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     print(format_summary(summary))

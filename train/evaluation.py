@@ -15,9 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.neural.bundle import BundleError, read_manifest
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic, write_text_atomic
-from eval.deals import load_named
+from eval.deals import TEST, load_named
 from eval.promote import PromotionConfig, PromotionError, promote, read_pointer
 from eval.report import summarize
 from eval.runner import run_duplicate
@@ -25,6 +26,20 @@ from eval.stats import ALPHA
 from train.checkpoint import CheckpointError
 
 POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
+
+
+EVAL_TAG = "eval"
+
+
+def eval_section(deal_set: str, final: bool) -> str:
+    """Where an evaluation's figures go in tensorboard: ``eval/dev`` for the evaluations during
+    training (promotion tests and duplicates on a development set), ``eval/test`` for the final
+    evaluation on a test set, ``eval/dev_final`` for a final evaluation on a development set
+    (smoke runs), so that no tag mixes the two roles (``eval.deals``)."""
+
+    if load_named(deal_set).role == TEST:
+        return f"{EVAL_TAG}/test"
+    return f"{EVAL_TAG}/dev_final" if final else f"{EVAL_TAG}/dev"
 
 
 def evaluate_bundle(
@@ -202,7 +217,6 @@ def restore_promotion_state(run_dir: Path, state: dict[str, Any]) -> None:
 
 def same_weights(bundle: Path, other: str) -> bool:
     """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
-    from agents.neural.bundle import BundleError, read_manifest
 
     try:
         return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
@@ -230,13 +244,12 @@ def evaluate_run(
     promotes), then duplicates against ``heuristic`` and the champion (not the champion when the
     promotion test already played it, or when it is this very policy) on ``deal_set`` (default
     the promotion set). Each result is stamped with ``steps`` and recorded through ``scalar``
-    under ``eval/dev``, ``eval/test`` or ``eval/dev_final`` (``train.trainer.eval_section``);
+    under ``eval/dev``, ``eval/test`` or ``eval/dev_final`` (``eval_section``);
     ``log`` (None: quiet) gets a line per result.
 
     Returns:
         The results, in the order they were made.
     """
-    from train.trainer import EVAL_TAG, eval_section
 
     e = cfg.eval
     champion_spec = run_champion_spec(run_dir)

@@ -17,8 +17,8 @@ import torch
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import sample_masked
 from agents.registry import make_agent
-from baloot_env.lockstep import AgentPlayer, Seat
 from baloot_env.observation import action_mask, encode
+from baloot_env.players import AgentPlayer, Seat
 from train.config import OpponentConfig
 
 __all__ = ["CATEGORIES", "AgentOpponent", "NetOpponent", "OpponentPool", "Seat"]

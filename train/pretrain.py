@@ -21,6 +21,7 @@ teacher's card values into soft targets (measured harmful so far, see docs/RESUL
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import random
 import sys
 import time
@@ -31,7 +32,10 @@ from torch.nn import functional as F
 
 from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
+from agents.rule_based.batch_heuristic import act as heuristic_act
 from baloot_env.actions import NUM_ACTIONS
+from baloot_env.batch import BatchGame
+from baloot_env.batch.state import HANDS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play
 from baloot_env.observation import OBS_SIZE
@@ -130,9 +134,6 @@ def collect_core(
     random moves from ``numpy.random.default_rng(seed)``: the same kind of positions as
     ``collect``, not the same ones. ``deals`` (one game only) plays those deals first, in order.
     """
-    from agents.rule_based.batch_heuristic import act as heuristic_act
-    from baloot_env.batch import BatchGame
-    from baloot_env.batch.state import HANDS
 
     if not isinstance(reward, Reward):
         reward = Reward("diff", reward)
@@ -221,8 +222,6 @@ def collect_parallel(
         for t in tasks:
             put(collect(*t))
     else:
-        import multiprocessing as mp
-
         with mp.get_context("spawn").Pool(cfg.workers) as pool:
             for k, part in enumerate(pool.imap(_collect_task, tasks)):
                 put(part)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from baloot_io.atomic import write_json_atomic
+from train.call_iteration import improve_calls
 from train.trainer import Trainer, train_from_args
 
 
@@ -28,8 +29,6 @@ def _finish(trainer: Trainer) -> dict:
     cfg = trainer.cfg
     calls_fit = None
     if cfg.calls.positions > 0:  # after PPO: searched calls teach the bid head (train.call_iteration)
-        from train.call_iteration import improve_calls
-
         calls_fit = improve_calls(trainer.net, cfg.env.rules, cfg.calls, cfg.seed, trainer.quiet)
     final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
     trainer.model.logger.dump(trainer.steps)  # the final eval/ figures reach tensorboard too

@@ -20,7 +20,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
-from agents.neural.bundle import save_bundle
+from agents.neural.bundle import BundleError, load_net, save_bundle
 from agents.neural.network import NetSpec
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
@@ -34,9 +34,10 @@ from train.checkpoint import (
     save_checkpoint,
 )
 from train.config import ConfigError, TrainConfig, load_config, save_config, to_dict
-from train.evaluation import promotion_state, restore_promotion_state
+from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
+from train.pretrain import pretrain
 from train.progress import progress_line
 from train.selfplay import SelfPlayVecEnv
 
@@ -220,7 +221,6 @@ class Trainer:
 
     def _pretrain(self) -> None:
         """Behaviour-cloning warm start (``train.pretrain``), before the first PPO update."""
-        from train.pretrain import pretrain
 
         if self.cfg.pretrain.positions <= 0:
             return
@@ -235,7 +235,6 @@ class Trainer:
 
     def _init_from(self, path: str) -> None:
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
-        from agents.neural.bundle import BundleError, load_net
 
         try:
             net, manifest = load_net(path)
@@ -376,13 +375,10 @@ class Trainer:
         whether the current policy replaces the run's champion; a promoted policy also joins the
         opponent pool as a champion (``train.evaluation.evaluate_run``, shared with RLlib).
         """
-        from train.evaluation import evaluate_run
 
         logger = self.model.logger
 
         def add_champion(candidate: Path) -> None:
-            from agents.neural.bundle import load_net
-
             net, _ = load_net(candidate)
             self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
 
@@ -423,21 +419,6 @@ class Trainer:
             "seconds": time.perf_counter() - self.start_time,
             "selfplay": self.selfplay_stats(),
         }
-
-
-EVAL_TAG = "eval"
-
-
-def eval_section(deal_set: str, final: bool) -> str:
-    """Where an evaluation's figures go in tensorboard: ``eval/dev`` for the evaluations during
-    training (promotion tests and duplicates on a development set), ``eval/test`` for the final
-    evaluation on a test set, ``eval/dev_final`` for a final evaluation on a development set
-    (smoke runs), so that no tag mixes the two roles (``eval.deals``)."""
-    from eval.deals import TEST, load_named
-
-    if load_named(deal_set).role == TEST:
-        return f"{EVAL_TAG}/test"
-    return f"{EVAL_TAG}/dev_final" if final else f"{EVAL_TAG}/dev"
 
 
 def flat_hparams(config: dict, prefix: str = "") -> dict[str, bool | int | float | str]:

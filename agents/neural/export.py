@@ -38,6 +38,9 @@ from torch import nn
 
 from agents.neural.bundle import load_net
 from agents.neural.network import MASKED_LOGIT, BalootNet
+from agents.neural.positions import collect_positions
+from agents.random_agent import RandomAgent
+from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.actions import NUM_ACTIONS
 
 MIN_OPSET = 17
@@ -124,6 +127,7 @@ def export_onnx(bundle: str | Path, out: str | Path, opset: int = MIN_OPSET) -> 
 
 
 def _session(path: str | Path, threads: int = 1) -> Any:
+    # optional dependency: onnxruntime (the eval extra)
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
@@ -226,9 +230,6 @@ def _batched_ms(sess: Any, obs: np.ndarray, masks: np.ndarray, batch: int = 256)
 
 def verify_export(bundle: str | Path, onnx_path: str | Path, positions: int = 1000, seed: int = 0) -> Parity:
     """Parity of an exported model with its bundle on ``positions`` real positions (heuristic and random play)."""
-    from agents.neural.positions import collect_positions
-    from agents.random_agent import RandomAgent
-    from agents.rule_based.heuristic import HeuristicAgent
 
     net, _ = load_net(bundle)
     pos = collect_positions(positions, [HeuristicAgent(seed), RandomAgent(seed)], seed)
@@ -238,6 +239,7 @@ def verify_export(bundle: str | Path, onnx_path: str | Path, positions: int = 10
 def max_opset() -> int:
     """The newest opset torch's TorchScript exporter writes (private constant; 20 if it moves)."""
     try:
+        # optional dependency: torch (the train extra)
         from torch.onnx import _constants
 
         return int(_constants.ONNX_TORCHSCRIPT_EXPORTER_MAX_OPSET)

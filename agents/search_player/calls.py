@@ -24,7 +24,8 @@ from functools import lru_cache
 import numpy as np
 
 from agents.rule_based.batch_heuristic.view import heuristic_bars
-from agents.search_player.batch_calls import FIRST, call_sums
+from agents.search_player.batch_calls import FIRST, call_sums, calls_agree
+from agents.search_player.sampling import WorldSampler
 from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import payoff, rule_switches
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
@@ -156,7 +157,6 @@ class CallFilter:
 
     def agree(self, worlds: np.ndarray) -> np.ndarray:
         """A bool per world (int64[W, 4] holdings): keep it."""
-        from agents.search_player.batch_calls import calls_agree
 
         ok = np.zeros(len(worlds), dtype=np.int64)
         v = self.view
@@ -237,7 +237,6 @@ def doubling_values(
     Raises:
         ValueError: the view is not a doubling decision of its own seat.
     """
-    from agents.search_player.sampling import WorldSampler
 
     if view.phase != "doubling" or view.to_act != view.seat:
         raise ValueError("doubling_values needs the doubling-phase view of the seat to act")

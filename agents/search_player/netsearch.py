@@ -118,6 +118,7 @@ class NetSearchAgent(Agent):
 
     def __init__(self, seed: int, config: NetSearchConfig, policy: Agent):
         super().__init__(seed)
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.policy import PolicyAgent
 
         if not isinstance(policy, PolicyAgent):

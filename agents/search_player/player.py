@@ -50,8 +50,12 @@ import numpy as np
 from agents.base import Agent
 from agents.rule_based.card_play import choose_card
 from agents.rule_based.heuristic import HeuristicAgent
+from agents.search_player.batch_search import search_sums
+from agents.search_player.calls import CallFilter, call_values, conditioned_worlds, doubling_values
 from agents.search_player.endgame import solve
 from agents.search_player.sampling import WorldSampler
+from baloot_env.batch.convert import state_row
+from baloot_env.batch.state import rule_switches
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
@@ -232,7 +236,6 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = N
 def world_row(view: PlayerView, hands: list[int], rules: RuleConfig | None = None) -> np.ndarray:
     """The world as one int64 row of the batched core: ``build_world`` through
     ``baloot_env.batch.convert.state_row`` (its deal unknown but for the turned card, R2.2)."""
-    from baloot_env.batch.convert import state_row
 
     return state_row(build_world(view, hands, rules), turned=view.turned)
 
@@ -244,8 +247,6 @@ def _switches(rules: RuleConfig) -> np.ndarray:
     """The core's switch array of ``rules`` (a hand episode: a world is one hand), cached."""
     sw = _SWITCHES.get(rules)
     if sw is None:
-        from baloot_env.batch.state import rule_switches
-
         sw = _SWITCHES[rules] = rule_switches(rules, "hand")
     return sw
 
@@ -335,7 +336,6 @@ class SearchAgent(Agent):
 
     def call_values(self, view: PlayerView) -> tuple[dict[int, float], int]:
         """Every legal call's mean value over sampled deals, and the deals used (bidding or doubling)."""
-        from agents.search_player.calls import call_values, doubling_values
 
         values = call_values if view.phase == BIDDING else doubling_values
         return values(view, self.config.worlds, self.rng, self.config.condition)
@@ -378,7 +378,6 @@ class SearchAgent(Agent):
         backend draws them; with ``epsilon`` 0 nothing else is drawn, so the same seed gives the
         same worlds and the same values.
         """
-        from agents.search_player.batch_search import search_sums
 
         cfg = self.config
         rules = view.rules
@@ -396,8 +395,6 @@ class SearchAgent(Agent):
         template = None
         call_filter = None
         if cfg.condition_play and view.bids:
-            from agents.search_player.calls import CallFilter, conditioned_worlds
-
             call_filter = CallFilter(view, rng)
         n = 0  # worlds played
         drawn = 0  # worlds sampled (more than played when ``condition_play`` filters them)

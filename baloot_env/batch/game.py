@@ -15,6 +15,7 @@ import numpy as np
 
 from baloot_env.actions import NUM_ACTIONS, action_name
 from baloot_env.batch import core
+from baloot_env.batch.deal import seed_stream
 from baloot_env.batch.match import reset_games
 from baloot_env.batch.results import hand_result_info, match_result_info
 from baloot_env.batch.state import (
@@ -209,7 +210,6 @@ class BatchGame:
 
 def seed_streams(seed: int, num_games: int) -> np.ndarray:
     """uint64[N] random streams, game g's from (seed, g) (for ``random_steps`` and ``sample_uniform``)."""
-    from baloot_env.batch.deal import seed_stream
 
     return np.array([seed_stream(seed, g) for g in range(num_games)], dtype=np.uint64)
 

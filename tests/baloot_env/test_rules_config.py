@@ -79,10 +79,12 @@ def test_dealer_rotation_right_v9():
     assert [r.next_dealer(d) for d in range(4)] == [1, 2, 3, 0]
 
 
-def test_from_dict_refuses_a_float_number_of_hands_and_mixed_unknown_keys():
-    """Saved rules come from JSON and YAML: an int field given as a float is refused there too,
-    and unknown keys of any type are reported (not a TypeError from sorting them)."""
+def test_from_dict_refuses_a_fractional_number_of_hands_and_mixed_unknown_keys():
+    """Saved rules come from JSON and YAML: an int field takes an integral float (as every config
+    built by ``from_mapping`` does: YAML reads 2.0e+6 as a float) but no fraction, and unknown
+    keys of any type are reported (not a TypeError from sorting them)."""
     with pytest.raises(ConfigError, match="hands"):
-        RuleConfig.from_dict({"match": "hands", "hands": 11.0})
+        RuleConfig.from_dict({"match": "hands", "hands": 11.5})
+    assert RuleConfig.from_dict({"match": "hands", "hands": 11.0}) == RuleConfig(match="hands", hands=11)
     with pytest.raises(ConfigError, match="unknown RuleConfig keys"):
         RuleConfig.from_dict({1: True, "x": False})  # type: ignore[dict-item]

@@ -227,7 +227,7 @@ def test_config_rllib_section_and_one_line_errors(tmp_path, capsys):
     # the shared sections' defaults (configs/default.yaml) but for the smaller recipe it sets
     assert cfg.ppo == dataclasses.replace(load_rllib_config(None).ppo, total_steps=1_000_000)
     assert cfg.pretrain.positions == 600_000 and cfg.eval.every == 250_000
-    with pytest.raises(ConfigError, match="unknown key"):
+    with pytest.raises(ConfigError, match="unknown config key"):
         load_rllib_config(None, ["rllib.num_runners=3"])
     with pytest.raises(ConfigError, match="rllib.num_env_runners must be >= 0"):
         load_rllib_config(None, ["rllib.num_env_runners=-1"])

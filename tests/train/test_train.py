@@ -37,9 +37,9 @@ def test_config_files_load_and_unknown_keys_are_errors(tmp_path):
     for name in ("configs/default.yaml", "configs/strong.yaml"):
         cfg = load_config(name)
         assert cfg.ppo.total_steps > 0
-    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['lr'\] in ppo"):
+    with pytest.raises(ConfigError, match=r"unknown config keys \['lr'\] in ppo"):
         config_from_dict({"ppo": {"lr": 0.1}})
-    with pytest.raises(ConfigError, match="unknown key"):
+    with pytest.raises(ConfigError, match="unknown config key"):
         config_from_dict({"bogus": 1})
     with pytest.raises(ConfigError, match="ppo.n_envs must be an integer"):
         config_from_dict({}, ["ppo.n_envs=many"])

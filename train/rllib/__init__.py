@@ -18,11 +18,12 @@ modules of this package:
 
 from __future__ import annotations
 
+import importlib.util
+
 SCALE_HINT = 'the RLlib backend needs Ray: pip install -e ".[scale]"'
 
 
 def ray_available() -> bool:
     """True when ``ray[rllib]`` can be imported (the ``scale`` extra is installed)."""
-    import importlib.util
 
     return importlib.util.find_spec("ray") is not None and importlib.util.find_spec("ray.rllib") is not None

@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from agents.neural.bundle import BundleError
 from eval.cli import OneLineParser, check_output_dir, one_line
+from train.rllib.checkpoint import CHECKPOINTS, RLlibCheckpointError, checkpoint_to_bundle, latest_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,8 +24,6 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("out", help="the bundle folder to write")
     b.add_argument("--name", default=None, help="the bundle's name (default RUN@STEPS)")
     args = p.parse_args(argv)
-    from agents.neural.bundle import BundleError
-    from train.rllib.checkpoint import CHECKPOINTS, RLlibCheckpointError, checkpoint_to_bundle, latest_checkpoint
 
     try:
         check_output_dir(args.out, "out")

@@ -33,12 +33,14 @@ import ray
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
+from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import BalootNet
 from baloot_env.rewards import Reward
-from baloot_io.atomic import remove_stale_temps
+from baloot_io.atomic import remove_stale_temps, write_json_atomic
 from train.checkpoint import RunLock
 from train.config import ConfigError, save_config, to_dict
-from train.evaluation import promotion_state, restore_promotion_state
+from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
+from train.pretrain import pretrain
 from train.progress import progress_line
 from train.rllib.algorithm import build_algorithm, connect_ray, module_specs, net_spec
 from train.rllib.checkpoint import (
@@ -51,6 +53,8 @@ from train.rllib.checkpoint import (
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
 from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
 from train.rllib.module import init_like_sb3, net_state
+from train.run import format_summary
+from train.trainer import flat_hparams
 
 # RLlib's learner figures -> the SB3 backend's tags (CleanRL's sections, train.trainer.tag); RLlib
 # has no clip_fraction, and its entropy is logged as SB3's entropy_loss, minus the entropy.
@@ -138,9 +142,8 @@ class RLlibTrainer:
     def _record_hparams(self) -> None:
         """The resolved config, flattened, in TensorBoard's HPARAMS tab with the same metrics as
         the SB3 backend (``train.trainer.Trainer._record_hparams``); ``rllib.*`` keys included."""
+        # optional dependency: torch (the train extra)
         from torch.utils.tensorboard.summary import hparams
-
-        from train.trainer import EVAL_TAG, flat_hparams
 
         config = to_dict(self.cfg)
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
@@ -169,8 +172,6 @@ class RLlibTrainer:
         self.algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
 
     def _bundle_weights(self, path: str) -> dict[str, torch.Tensor]:
-        from agents.neural.bundle import BundleError, load_net
-
         try:
             net, _ = load_net(path)
         except BundleError as e:
@@ -189,7 +190,6 @@ class RLlibTrainer:
             return
         if self.cfg.pretrain.positions <= 0:
             return
-        from train.pretrain import pretrain
 
         e = self.cfg.env
         net = BalootNet(net_spec(self.cfg))
@@ -323,8 +323,6 @@ class RLlibTrainer:
     def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
         """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
         promotion rule, exactly as the SB3 backend (``train.evaluation.evaluate_run``)."""
-        from agents.neural.bundle import load_net
-        from train.evaluation import evaluate_run
 
         def add_champion(candidate: Path) -> None:
             net, _ = load_net(candidate)
@@ -381,8 +379,6 @@ def run_rllib_training(
 ) -> dict:
     """Train, then the final duplicate evaluation, ``bundles/final`` and ``summary.json``, as
     ``train.run.run_training`` does for the SB3 backend."""
-    from baloot_io.atomic import write_json_atomic
-    from train.run import format_summary
 
     with train_from_args(config, overrides, resume, quiet, address) as trainer:
         stats = trainer.run()

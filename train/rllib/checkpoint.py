@@ -31,6 +31,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from agents.neural.bundle import save_bundle
+from agents.neural.network import NetSpec
+from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic
 
@@ -176,9 +179,7 @@ def checkpoint_to_bundle(
         RLlibCheckpointError: not a complete checkpoint, or weights that do not fit the
             architecture its config names.
     """
-    from agents.neural.bundle import save_bundle
-    from agents.neural.network import NetSpec
-    from baloot_env.observation import OBS_SIZE
+    # needs ray (the scale extra): only when a checkpoint is turned into a bundle
     from train.rllib.module import net_from_module_state
 
     checkpoint = Path(checkpoint)

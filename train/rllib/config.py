@@ -30,10 +30,11 @@ from typing import Any
 
 import yaml
 
+from baloot_env.config import from_mapping
 from train.config import (
+    CONFIG_KEY,
     ConfigError,
     TrainConfig,
-    _build,  # the one schema builder: unknown keys and wrong types are refused the same way
     apply_overrides,
     iter_fields,
     packaged_config,
@@ -108,7 +109,7 @@ def load_rllib_config(
             range; one line naming the key.
     """
     data = apply_overrides(read_config_file(path), overrides)
-    cfg = _build(RLlibTrainConfig, data, "")
+    cfg = from_mapping(RLlibTrainConfig, data, CONFIG_KEY)
     validate_rllib(cfg, fresh=fresh)
     return cfg
 

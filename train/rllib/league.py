@@ -107,6 +107,7 @@ class LeagueCallbacks(RLlibCallback):
         self.torch_threads = torch_threads
 
     def on_environment_created(self, *, env_runner: Any, env: Any, env_context: Any, **kwargs: Any) -> None:
+        # optional dependency: torch (the train extra)
         import torch
 
         torch.set_num_threads(self.torch_threads)

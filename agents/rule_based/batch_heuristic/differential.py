@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.rule_based.batch_heuristic.batched import heuristic_actions_all
 from agents.rule_based.batch_heuristic.view import heuristic_bars
-from agents.rule_based.heuristic import HeuristicConfig
+from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
+from baloot_env.batch.differential import DiffStats, _check, _finish, _start
+from baloot_env.batch.game import BatchGame
+from baloot_env.match import MatchState, match_context
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 
 
 # ---------------------------------------------------------------------- the differential check
@@ -65,13 +70,6 @@ def run_heuristic_differential(
         explore: per game, drawn from these: the chance of a random legal move.
         config: the heuristic's bars (default ``HeuristicConfig()``).
     """
-    import time
-
-    from agents.rule_based.heuristic import HeuristicAgent
-    from baloot_env.batch.differential import DiffStats, _check, _finish, _start
-    from baloot_env.batch.game import BatchGame
-    from baloot_env.match import MatchState, match_context
-    from baloot_env.view import PlayerView
 
     agent = HeuristicAgent(seed, config)
     bars = heuristic_bars(config)
