@@ -80,7 +80,7 @@ CASES = [
             [],
             "default",
             5,
-            {"hands": 5.0},
+            {"hands": 5.5},
             {"hands": "5"},
             {"projects": 1},
             {"sun_doubel": True},

@@ -18,7 +18,7 @@ import yaml
 import eval.promote
 import train.checkpoint
 import train.evaluation
-import train.pretrain
+import train.trainer
 from eval.stats import SequentialDecision, mean_sd
 from train.checkpoint import CheckpointError, RunDirBusyError, latest_checkpoint, load_checkpoint
 from train.config import EnvConfig, OpponentConfig, config_from_dict
@@ -248,7 +248,7 @@ def test_a_run_killed_in_its_warm_start_is_started_again_to_the_same_weights(
     from train.run import run_training
 
     with monkeypatch.context() as mp:
-        mp.setattr(train.pretrain, "pretrain", _kill_on_call(train.pretrain.pretrain, 1))
+        mp.setattr(train.trainer, "pretrain", _kill_on_call(train.trainer.pretrain, 1))  # where it is called
         with pytest.raises(SimulatedKill):
             run_training(_write_config(tmp_path, KILL_CFG), [], None, quiet=True)
     run_dir = tmp_path / "run"
