@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from baloot_env.deal import Deal, parse_deal, random_deal
-from baloot_env.errors import BalootError
+from baloot_env.errors import BalootError, StateError
 from baloot_env.hand import HandState
 from baloot_env.match import MatchContext, MatchResult, MatchState, match_context
 from baloot_env.results import HandResult
@@ -55,7 +55,7 @@ class DealSource:
         DealError: a malformed deal (naming the problem).
     """
 
-    def __init__(self, rng: Any = None, deals: Iterable[Deal | dict] = (), dealers: str = "given"):
+    def __init__(self, rng: Any = None, deals: Iterable[Deal | dict[str, Any]] = (), dealers: str = "given"):
         if dealers not in DEALERS:
             raise ValueError(f"dealers must be one of {DEALERS}, got {dealers!r}")
         self.rng = rng
@@ -181,6 +181,13 @@ class Table:
         return -1 if self.hand is None else self.hand.to_act
 
     @property
+    def current_hand(self) -> HandState:
+        """The hand being played; ``StateError`` before the first ``reset()``."""
+        if self.hand is None:
+            raise StateError("the table has no hand yet: call reset() first")
+        return self.hand
+
+    @property
     def context(self) -> MatchContext:
         """The match around the current hand, as every seat knows it (R8)."""
         return match_context(self.match)
@@ -207,6 +214,7 @@ class Table:
         if not hand.done:
             return NOTHING
         result = hand.result
+        assert result is not None  # a finished hand has its result (R7)
         if self.match is None:
             return Outcome(result, None, hand_rewards(self.reward, result, match_episode=False), True)
         self.match.end_hand()

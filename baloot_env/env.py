@@ -93,7 +93,7 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
+class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; pettingzoo has no type stubs)
     """Baloot for four agents; see the module docstring for the full spec."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": ENV_NAME, "is_parallelizable": False}
@@ -131,15 +131,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+        }
         self.state_space = spaces.Box(0.0, 1.0, shape=(STATE_SIZE,), dtype=np.float32)
         self._rng = np.random.default_rng()
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.action_spaces[agent]
 
     @property
@@ -172,7 +174,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return self.table.deals.pending
 
     # ------------------------------------------------------------------ reset
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (R11.2). ``options``: ``deal`` or ``deals`` (R2.4)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -194,7 +196,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         # R11.2: the given deals in order, dealers as written; then deals from the seed (R2.1).
         self.table.reset(DealSource(self._rng, deals, dealers="given"))
         self.agent_selection = self.possible_agents[self.table.to_act]
@@ -204,7 +206,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # ------------------------------------------------------------------ observing
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        hand = self.table.hand
+        hand = self.table.current_hand
         return {
             "observation": encode(hand, seat, self.table.context),
             "action_mask": action_mask(hand, seat),
@@ -213,7 +215,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def state(self) -> np.ndarray:
         """The full-information state for a centralised critic (``state_space``; the layout is in
         the module docstring). It reveals every hand and the stock: never give it to an agent."""
-        return encode_state(self.table.hand, self.table.context)
+        return encode_state(self.table.current_hand, self.table.context)
 
     # ------------------------------------------------------------------ stepping
     def step(self, action: int | None) -> None:
@@ -240,6 +242,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def _end_hand(self, outcome: Outcome) -> None:
         """A hand ended: rewards by team, ``hand_result`` / ``match_result`` infos (R11.4, R11.5),
         then the next hand's first bidder or the end of the episode."""
+        assert outcome.hand_result is not None  # the caller's test
         info = outcome.hand_result.to_info()
         for a in self.agents:
             self.rewards[a] += outcome.rewards[self._seat[a] % 2]
@@ -260,7 +263,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return None
         match = self.table.match
         score = (match.score[0], match.score[1]) if match is not None else None
-        text = render_hand(self.table.hand, score)
+        text = render_hand(self.table.current_hand, score)
         if self.render_mode == "human":
             print(text, end="\n\n")
             return None

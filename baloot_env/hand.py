@@ -213,7 +213,7 @@ class HandState:
             raise self._illegal(action, mask)
         return action
 
-    def apply(self, action: int) -> None:
+    def apply(self, action: object) -> None:
         """Apply the acting seat's action; raises IllegalActionError if the rules forbid it."""
         action = self.verify(action)
         self.history.append(action)

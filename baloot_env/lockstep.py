@@ -42,12 +42,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import EPISODES, DealSource, Outcome, Table
+from baloot_env.errors import StateError
 from baloot_env.hand import HandState
 from baloot_env.lockstep_core import CoreLockstep
 from baloot_env.match import MatchState
@@ -78,17 +79,27 @@ class Game:
     learner_seat: int = -1  # the learner's seat in "seat" mode, -1 in "team" mode
     opponent: Any = None
     partner: Any = None
-    players: list = field(default_factory=lambda: [None] * NUM_SEATS)
+    players: list[Any] = field(default_factory=lambda: [None] * NUM_SEATS)
     last_seat: int = 0
     episode_reward: float = 0.0
     episode_score: list[int] = field(default_factory=lambda: [0, 0])  # learner team, opponents
     length: int = 0  # learner decisions in this episode
-    hands: list = field(default_factory=list)
+    hands: list[Any] = field(default_factory=list)
 
     @property
-    def hand(self) -> HandState | None:
-        """The hand being played (the table's)."""
-        return self.table.hand
+    def hand(self) -> HandState:
+        """The hand being played (the table's); every game has one from its first reset."""
+        hand = self.table.hand
+        if hand is None:
+            raise StateError("the game has no hand yet: reset the games first")
+        return hand
+
+    @property
+    def driver(self) -> Table:
+        """The game's driver table (the python backend; the core backend steps its rows itself)."""
+        if not isinstance(self.table, Table):
+            raise StateError("the game is played on the batched core, not on a driver table")
+        return self.table
 
     @property
     def match(self) -> MatchState | None:
@@ -164,13 +175,13 @@ class LockstepGames:
         self.privileged = privileged
         self.autoreset = autoreset
         self.obs_size = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
-        self.finished: deque[dict] = deque(maxlen=2000)  # recent episode summaries, for logging
+        self.finished: deque[dict[str, Any]] = deque(maxlen=2000)  # recent episode summaries, for logging
         self.decisions = 0  # learner decisions so far, all games
         self._players: list[Any] = []  # the distinct players this object made or was given (re-seeded)
         self._opponents = self._per_game(opponents, "opponents")
         self._partners = self._per_game(partner, "partner") if partner is not None else self._opponents
         self.backend = backend
-        self.core: Any = None  # the CoreLockstep playing the games with backend="core"
+        self.core: CoreLockstep | None = None  # the CoreLockstep playing the games with backend="core"
         if backend == "core":
             self.core = CoreLockstep(self)
             self.games = [Game(rng, self.core.tables[i]) for i, rng in enumerate(self._rngs(seed))]
@@ -281,7 +292,7 @@ class LockstepGames:
     def terminal_observation(self, g: Game) -> np.ndarray:
         """What the learner's last acting seat sees when the episode is over."""
         if self.core is not None:
-            return self.core.terminal_observation(g.table.index, g.last_seat)
+            return self.core.terminal_observation(cast("CoreTable", g.table).index, g.last_seat)
         obs = encode(g.hand, g.last_seat, g.table.context)
         if self.privileged:
             obs = np.concatenate([obs, np.zeros(PRIVILEGED_SIZE, np.float32)])
@@ -290,7 +301,7 @@ class LockstepGames:
     # ------------------------------------------------------------------ stepping
     def learner_step(
         self, actions: Any, games: Sequence[int] | None = None
-    ) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Apply the learner's action in each game (``games``: only these), then let the other
         seats play. Returns rewards, dones and infos for every game.
 
@@ -304,20 +315,22 @@ class LockstepGames:
         n = self.n_games
         rewards = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
-        infos: list[dict] = [{} for _ in range(n)]
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
         self._masks = None
         idx = range(n) if games is None else games
         for i, a in zip(idx, actions, strict=True):
             g = self.games[i]
             g.last_seat = g.table.to_act
-            outcome = g.table.apply(int(a))  # raises IllegalActionError on a masked action
+            outcome = g.driver.apply(int(a))  # raises IllegalActionError on a masked action
             g.length += 1
             self.decisions += 1
             self._settle(i, outcome, rewards, dones, infos)
         self.advance(rewards, dones, infos)
         return rewards, dones, infos
 
-    def _settle(self, i: int, outcome: Outcome, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+    def _settle(
+        self, i: int, outcome: Outcome, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]
+    ) -> None:
         """Book what an action in game ``i`` did: a hand's end, its reward, the episode's end."""
         res = outcome.hand_result
         if res is None:
@@ -353,7 +366,7 @@ class LockstepGames:
         if self.autoreset:
             self.new_episode(i)
 
-    def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict]) -> None:
+    def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
         """Let the other players act, batched by player, until every game waits for the learner
         (or, without autoreset, is over)."""
         if self.core is not None:
@@ -371,13 +384,13 @@ class LockstepGames:
             if not groups:
                 return
             for player, idxs in groups.values():
-                tables = [self.games[i].table for i in idxs]
-                actions = player.act_seats([Seat(t.hand, t.to_act, t.context) for t in tables])
+                tables = [self.games[i].driver for i in idxs]
+                actions = player.act_seats([Seat(t.current_hand, t.to_act, t.context) for t in tables])
                 for i, t, a in zip(idxs, tables, actions, strict=True):
                     self._settle(i, t.apply(int(a)), rewards, dones, infos)
 
     # ------------------------------------------------------------------ saving
-    def game_data(self, g: Game) -> dict:
+    def game_data(self, g: Game) -> dict[str, Any]:
         """A game in progress as plain data (its players are the owner's to identify)."""
         return {
             "rng": g.rng.bit_generator.state,
@@ -391,7 +404,7 @@ class LockstepGames:
             "hands": g.hands,
         }
 
-    def load_game_data(self, g: Game, st: dict) -> None:
+    def load_game_data(self, g: Game, st: dict[str, Any]) -> None:
         """Restore ``game_data`` (the players are seated by the caller, then ``seat_players``)."""
         g.rng.bit_generator.state = st["rng"]
         g.table.load_data({"hand": st["hand"], "match": st["match"]})  # ValueError: other rules
@@ -421,7 +434,7 @@ def _label(player: Any) -> str | None:
     return getattr(player, "category", None) or getattr(player, "name", None) or type(player).__name__
 
 
-def hand_summary(res: Any, me: int) -> dict:
+def hand_summary(res: Any, me: int) -> dict[str, Any]:
     """A hand's result from the learner team's side, for logging (call, make, double, kaboot)."""
     if res.thrown:
         return {"thrown": True}

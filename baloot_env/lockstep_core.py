@@ -323,7 +323,8 @@ class CoreLockstep:
         "twin" (an agent's own batched twin, ``core_actions`` on ``CoreRows``), "views" (any
         other agent on ``PlayerView``s) or "seats" (``act_seats`` on the engine's hands)."""
 
-        kind, how = "seats", None
+        kind: str = "seats"
+        how: Any = None
         if isinstance(player, ArrayPlayer):
             kind, how = "arrays", player.fn
         elif isinstance(player, AgentPlayer):

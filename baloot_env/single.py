@@ -64,7 +64,7 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.deal import parse_deal
 from baloot_env.driver import DealSource
 from baloot_env.errors import BalootError
-from baloot_env.lockstep import LockstepGames
+from baloot_env.lockstep import Game, LockstepGames
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.render import render_hand
 from baloot_env.rewards import Reward
@@ -76,7 +76,7 @@ ILLEGAL = ("penalty", "raise")
 __all__ = ["ENV_ID", "BalootEnv"]
 
 
-class BalootEnv(gymnasium.Env):
+class BalootEnv(gymnasium.Env[Any, Any]):
     """One learner seat (or team) against agents, as a Gymnasium ``Env`` (module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "name": ENV_ID, "render_fps": 1}
@@ -126,12 +126,14 @@ class BalootEnv(gymnasium.Env):
         self._terminal: dict[str, np.ndarray] | None = None
 
     @property
-    def game(self):
+    def game(self) -> Game:
         """The one game (``baloot_env.lockstep.Game``: its ``table``, learner seats, players)."""
         return self.games.games[0]
 
     # ------------------------------------------------------------------ Gymnasium API
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None:
             self.games._seed_players(seed)
@@ -155,15 +157,15 @@ class BalootEnv(gymnasium.Env):
             self.render()
         return self._observation(), {}
 
-    def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         if self._over:
             raise BalootError("the episode is over: call reset() first")
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()  # what a policy's predict() returns for one observation
-        table = self.game.table
-        if not (_is_action(action) and table.hand.legal_mask() >> int(action) & 1):
+        hand = self.game.hand
+        if not (_is_action(action) and hand.legal_mask() >> int(action) & 1):
             if self.illegal == "raise":
-                table.verify(action)  # raises IllegalActionError naming the seat, the action and the legal ones
+                hand.verify(action)  # raises IllegalActionError naming the seat, the action and the legal ones
             return self._observation(), self.illegal_reward, False, False, {"illegal_action": True}
         rewards, dones, infos = self.games.learner_step([int(action)])
         info = infos[0]
@@ -180,7 +182,7 @@ class BalootEnv(gymnasium.Env):
         """The legal actions now (bool[42]; all False once the episode is over)."""
         if self._over:
             return np.zeros(NUM_ACTIONS, bool)
-        hand = self.game.table.hand
+        hand = self.game.hand
         return action_mask(hand, hand.to_act).astype(bool)
 
     def _observation(self) -> dict[str, np.ndarray]:
@@ -188,11 +190,10 @@ class BalootEnv(gymnasium.Env):
             if self._terminal is None:
                 raise BalootError("the episode has not started: call reset() first")
             return {k: v.copy() for k, v in self._terminal.items()}
-        table = self.game.table
-        seat = table.to_act
-        return {"observation": encode(table.hand, seat, table.context), "action_mask": action_mask(table.hand, seat)}
+        hand, context = self.game.hand, self.game.table.context
+        return {"observation": encode(hand, hand.to_act, context), "action_mask": action_mask(hand, hand.to_act)}
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # the ANSI text, a RenderFrame of gymnasium's "ansi" mode
         """Mode "ansi": the table as text; "human": printed, None returned."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; use 'ansi' or 'human'")

@@ -148,7 +148,7 @@ class BalootVecEnv(LockstepGames, VecEnv):
         self._actions = np.asarray(actions).reshape(self.num_envs)
         self._masks = None
 
-    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         rewards, dones, infos = self.learner_step(self._actions)
         return self.observe(), rewards, dones, infos
 
@@ -161,7 +161,7 @@ class BalootVecEnv(LockstepGames, VecEnv):
         self._pending_seed = (seed,)
         return [seed for _ in range(self.num_envs)]
 
-    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list:
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
         if method_name == "action_masks":
             masks = self.action_masks()
             return [masks[i] for i in self._get_indices(indices)]
@@ -170,7 +170,7 @@ class BalootVecEnv(LockstepGames, VecEnv):
     def has_attr(self, attr_name: str) -> bool:
         return attr_name in ("action_masks", "render_mode")
 
-    def get_attr(self, attr_name: str, indices: Any = None) -> list:
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name == "render_mode":
             return [None for _ in self._get_indices(indices)]
         raise AttributeError(f"{type(self).__name__} has no attribute {attr_name!r}")

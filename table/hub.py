@@ -47,7 +47,7 @@ class Conn:
         self.ws, self.room, self.seat = ws, room, seat
         self.queue: asyncio.Queue[str] = asyncio.Queue(QUEUE_LIMIT)
         self.closed_page = False  # the client said it is closing (R10.3: the 10 s hold)
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[Any] | None = None
         self.dead = False
 
     def push(self, message: dict[str, Any]) -> None:
@@ -86,7 +86,7 @@ class Hub:
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, list[Conn]] = {}
         self.pokes: dict[str, asyncio.Event] = {}
-        self.tasks: dict[str, asyncio.Task] = {}
+        self.tasks: dict[str, asyncio.Task[Any]] = {}
         self.agents: dict[str, Agent] = {}
         self.agent_locks: dict[str, threading.Lock] = {}
         self.moves = 0  # moves applied by this hub (the load test reads it)
@@ -190,7 +190,7 @@ class Hub:
         return msg
 
     def broadcast(self, room: Room, now: float) -> None:
-        cache: dict[int | None, dict] = {}
+        cache: dict[int | None, dict[str, Any]] = {}
         for conn in self.conns.get(room.id, ()):
             if conn.seat not in cache:
                 cache[conn.seat] = self.message(room, conn.seat, now)

@@ -50,7 +50,7 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     state = HandState(parse_deal(hand["deal"]), rules, score)
     context = MatchContext(score=score)
 
-    def frame(step: dict | None) -> dict[str, Any]:
+    def frame(step: dict[str, Any] | None) -> dict[str, Any]:
         msg = all_message(state, context) if view == ALL else view_message(PlayerView.from_state(state, view, context))
         msg["step"] = step
         return msg
@@ -65,7 +65,7 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     return out
 
 
-def _actions(deal: Any, history: list[int], rules: RuleConfig, names: Sequence[str]) -> list[list]:
+def _actions(deal: Any, history: list[int], rules: RuleConfig, names: Sequence[str]) -> list[list[Any]]:
     """[seat, action, time, by] for each action of a hand played without a clock."""
     state = HandState(deal, rules)
     out = []

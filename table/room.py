@@ -63,7 +63,7 @@ class Room:
         self.watch: str | None = None  # hash of the watch token (tables without a person)
         self.names = [s.name for s in config.seats]
         self.ply = 0  # actions applied since the room began: the state's version
-        self.hand_log: list[list] = []  # [seat, action, seconds since the hand began, by]
+        self.hand_log: list[list[Any]] = []  # [seat, action, seconds since the hand began, by]
         self.hand_began = now
         self.hand_began_wall = time.time()
         self.turn_since = now

@@ -114,16 +114,18 @@ class Store:
                 raise
             self.db.execute("COMMIT")
 
-    def _write(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+    def _write(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         with self.lock:
             return self.db.execute(sql, args)
 
-    def _read(self, sql: str, args: tuple = ()) -> list[sqlite3.Row]:
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         with self.lock:
             return self.db.execute(sql, args).fetchall()
 
     # ------------------------------------------------------------------ rooms and seats
-    def save_room(self, room_id: str, state: dict[str, Any], finished: bool, seats: list[dict] | None = None) -> None:
+    def save_room(
+        self, room_id: str, state: dict[str, Any], finished: bool, seats: list[dict[str, Any]] | None = None
+    ) -> None:
         """Insert or replace a room's saved state (and its seats, when given)."""
         now = time.time()
         with self._tx() as db:

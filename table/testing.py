@@ -73,7 +73,7 @@ def serve(app: Any) -> Iterator[Served]:
         s.stop()
 
 
-def post(url: str, body: dict | None = None, method: str = "POST") -> tuple[int, Any]:
+def post(url: str, body: dict[str, Any] | None = None, method: str = "POST") -> tuple[int, Any]:
     """A JSON request; returns (status, decoded body)."""
 
     data = None if body is None else json.dumps(body).encode()

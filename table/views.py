@@ -30,7 +30,7 @@ def _hand_order(cards: list[int], trump: int) -> list[str]:
     return [card_name(c) for c in ordered]
 
 
-def _projects(projects: tuple) -> list[list[dict]]:
+def _projects(projects: tuple[Any, ...]) -> list[list[dict[str, Any]]]:
     return [[p.to_dict() for p in ps] for ps in projects]
 
 

@@ -219,7 +219,7 @@ def config_help(width: int = 100) -> str:
     return "\n".join(lines)
 
 
-def _set_path(data: dict, dotted: str, value: Any) -> None:
+def _set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     keys = dotted.split(".")
     node = data
     for k in keys[:-1]:
@@ -229,7 +229,7 @@ def _set_path(data: dict, dotted: str, value: Any) -> None:
     node[keys[-1]] = value
 
 
-def apply_overrides(data: dict | None, overrides: list[str] | None) -> dict:
+def apply_overrides(data: dict[str, Any] | None, overrides: list[str] | None) -> dict[str, Any]:
     """A plain deep copy of ``data`` with each ``section.key=value`` override (a YAML value) set."""
     data = yaml.safe_load(yaml.safe_dump(data or {}))  # deep copy with plain types
     for item in overrides or []:
@@ -244,7 +244,7 @@ def apply_overrides(data: dict | None, overrides: list[str] | None) -> dict:
     return data
 
 
-def config_from_dict(data: dict, overrides: list[str] | None = None, *, fresh: bool = True) -> TrainConfig:
+def config_from_dict(data: dict[str, Any], overrides: list[str] | None = None, *, fresh: bool = True) -> TrainConfig:
     """Build and validate a TrainConfig from a dict plus ``key.path=value`` overrides."""
     data = apply_overrides(data, overrides)
     cfg = from_mapping(TrainConfig, data, CONFIG_KEY)
@@ -278,14 +278,14 @@ def packaged_config(path: str | Path) -> Traversable | None:
     return shipped if shipped.is_file() else None
 
 
-def read_config_file(path: str | Path | None) -> dict:
+def read_config_file(path: str | Path | None) -> dict[str, Any]:
     """The mapping a YAML config file holds (``{}`` for None); ``configs/NAME.yaml`` is found in
     the package when no such file exists here. Shared by ``load_config`` and the RLlib backend's.
 
     Raises:
         ConfigError: a missing or unreadable file, bad YAML, or no mapping at the top level.
     """
-    data: dict = {}
+    data: dict[str, Any] = {}
     if path is not None:
         p: Path | Traversable = Path(path)
         if not p.is_file():
@@ -476,7 +476,7 @@ def _validate_init_from(cfg: TrainConfig) -> None:
         )
 
 
-def to_dict(cfg: TrainConfig) -> dict:
+def to_dict(cfg: TrainConfig) -> dict[str, Any]:
     """Plain nested dict (tuples as lists) for YAML and manifests."""
     return yaml.safe_load(yaml.safe_dump(_plain(dataclasses.asdict(cfg))))
 

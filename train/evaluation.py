@@ -236,7 +236,7 @@ def evaluate_run(
     scalar: Callable[[str, float], None],
     add_champion: Callable[[Path], None],
     log: Callable[[str], None] | None,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """One evaluation of a training run's current policy (``bundle``), for either backend.
 
     Unless ``final``, the promotion test against the run's champion on ``cfg.eval.deal_set``
@@ -253,9 +253,9 @@ def evaluate_run(
 
     e = cfg.eval
     champion_spec = run_champion_spec(run_dir)
-    results: list[dict] = []
+    results: list[dict[str, Any]] = []
 
-    def record(res: dict, opp: str, ds: str) -> None:
+    def record(res: dict[str, Any], opp: str, ds: str) -> None:
         res["step"] = steps
         results.append(res)
         tag = "heuristic" if opp == "heuristic" else "champion"

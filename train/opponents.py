@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,7 +30,7 @@ CATEGORIES = ("self", "champion", "heuristic", "random")
 class NetOpponent:
     """A frozen copy of a network, sampling from its masked policy."""
 
-    def __init__(self, name: str, category: str, spec: NetSpec, state_dict: dict, rng: np.random.Generator):
+    def __init__(self, name: str, category: str, spec: NetSpec, state_dict: dict[str, Any], rng: np.random.Generator):
         self.name, self.category = name, category
         self.net = BalootNet(spec)
         self.net.load_state_dict(state_dict)
@@ -69,11 +70,11 @@ class OpponentPool:
             "random": AgentOpponent("random", seed + 2),
         }
 
-    def add_snapshot(self, name: str, state_dict: dict) -> None:
+    def add_snapshot(self, name: str, state_dict: dict[str, Any]) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}
         self.snapshots.append(NetOpponent(name, "self", self.spec, sd, self.rng))
 
-    def add_champion(self, name: str, state_dict: dict, spec: NetSpec | None = None) -> None:
+    def add_champion(self, name: str, state_dict: dict[str, Any], spec: NetSpec | None = None) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}
         self.champions.append(NetOpponent(name, "champion", spec or self.spec, sd, self.rng))
 
@@ -97,7 +98,7 @@ class OpponentPool:
         return group[int(self.rng.integers(len(group)))]
 
     # ------------------------------------------------------------------ checkpoints
-    def state(self) -> dict:
+    def state(self) -> dict[str, Any]:
         return {
             "snapshots": [(o.name, o.net.state_dict()) for o in self.snapshots],
             "champions": [(o.name, o.net.spec.to_dict(), o.net.state_dict()) for o in self.champions],
@@ -105,7 +106,7 @@ class OpponentPool:
             "rule_rngs": {k: a.agent.rng.getstate() for k, a in self.rule_agents.items()},
         }
 
-    def load_state(self, data: dict) -> None:
+    def load_state(self, data: dict[str, Any]) -> None:
         self.rng.bit_generator.state = data["rng"]
         self.snapshots.clear()
         for name, sd in data["snapshots"]:

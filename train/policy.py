@@ -52,7 +52,7 @@ class _Heads(nn.Module):
 class BalootPolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose networks are one ``BalootNet`` (``self.net``)."""
 
-    def __init__(self, *args: Any, net_spec: dict | None = None, **kwargs: Any):
+    def __init__(self, *args: Any, net_spec: dict[str, Any] | None = None, **kwargs: Any):
         self._net_spec = NetSpec.from_dict(net_spec) if net_spec else NetSpec()
         kwargs.setdefault("ortho_init", True)
         super().__init__(*args, **kwargs)

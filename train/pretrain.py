@@ -25,6 +25,7 @@ import multiprocessing as mp
 import random
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -122,7 +123,7 @@ def collect_core(
     reward: Reward | float,
     privileged: bool,
     games: int = 256,
-    deals: list | None = None,
+    deals: list[Any] | None = None,
 ):
     """``collect`` for the ``heuristic`` teacher on the batched core: ``games`` hands in lockstep.
 
@@ -183,13 +184,13 @@ def uses_core(cfg: PretrainConfig) -> bool:
     return cfg.backend == "core" and cfg.teacher == "heuristic" and cfg.soft_temperature == 0
 
 
-def _collect_task(args: tuple) -> tuple:
+def _collect_task(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return collect(*args)
 
 
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
-) -> tuple:
+) -> tuple[Any, ...]:
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order; or,
     for the heuristic teacher, ``collect_core`` in this process (``PretrainConfig.backend``)."""
     if uses_core(cfg):
@@ -210,7 +211,7 @@ def collect_parallel(
     out: list[np.ndarray] = []
     at = 0
 
-    def put(part: tuple) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
+    def put(part: tuple[Any, ...]) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
         nonlocal at
         if not out:
             out.extend(np.empty((cfg.positions, *a.shape[1:]), a.dtype) for a in part)
@@ -245,7 +246,7 @@ def heldout_size(positions: int) -> int:
 
 
 @torch.no_grad()
-def imitation_accuracy(net: BalootNet, data: tuple) -> float:
+def imitation_accuracy(net: BalootNet, data: tuple[Any, ...]) -> float:
     """Share of positions where the network's best legal action is the teacher's (its target's argmax)."""
     obs, masks, targets = (torch.from_numpy(a) for a in data[:3])
     logits, _ = net(obs, masks)
@@ -254,7 +255,7 @@ def imitation_accuracy(net: BalootNet, data: tuple) -> float:
 
 def pretrain(
     net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, quiet: bool = False
-) -> dict:
+) -> dict[str, Any]:
     """Fit ``net`` to the teacher in place; returns accuracy and losses for the log.
 
     ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from baloot_io.atomic import write_json_atomic
 from train.call_iteration import improve_calls
 from train.trainer import Trainer, train_from_args
 
 
-def run_training(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False) -> dict:
+def run_training(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False) -> dict[str, Any]:
     """Train (fresh or resumed), then (``calls.positions`` > 0) the call step of
     ``train.call_iteration``, then a final duplicate evaluation against ``heuristic``.
 
@@ -24,7 +25,7 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
         return _finish(trainer)
 
 
-def _finish(trainer: Trainer) -> dict:
+def _finish(trainer: Trainer) -> dict[str, Any]:
     stats = trainer.run()
     cfg = trainer.cfg
     calls_fit = None
@@ -49,7 +50,7 @@ def _finish(trainer: Trainer) -> dict:
     return summary
 
 
-def format_summary(s: dict) -> str:
+def format_summary(s: dict[str, Any]) -> str:
     lines = [
         "",
         f"Training run {s['run_dir']}",

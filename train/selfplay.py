@@ -97,7 +97,7 @@ class SelfPlayVecEnv(BalootVecEnv):
         return self.observe()
 
     # ------------------------------------------------------------------ checkpoints
-    def state(self) -> dict:
+    def state(self) -> dict[str, Any]:
         """Games in progress (with their opponents by pool identity) and the counters, as plain
         data: hands in their saved form (``HandState.to_json``), matches by their score and
         results, random generators by their state dicts."""
@@ -115,7 +115,7 @@ class SelfPlayVecEnv(BalootVecEnv):
         games = [self.game_data(g) for g in self.games]
         return {"format": GAMES_FORMAT, "games": games, "opponents": opp_ids, "decisions": self.decisions}
 
-    def load_state(self, data: dict) -> None:
+    def load_state(self, data: dict[str, Any]) -> None:
         """Restore ``state()``; raises ValueError (or TypeError, KeyError) on malformed data."""
         if not isinstance(data, dict) or data.get("format") != GAMES_FORMAT:
             raise ValueError(f"games in progress: expected format {GAMES_FORMAT!r}")

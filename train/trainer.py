@@ -123,7 +123,7 @@ class Trainer:
         self.run_dir = Path(cfg.run_dir)
         self.quiet = quiet
         self.resume = resume
-        self.evals: list[dict] = []
+        self.evals: list[dict[str, Any]] = []
         self.start_time = time.perf_counter()
         self.start_step = 0
         self.lock = RunLock(self.run_dir)
@@ -358,7 +358,7 @@ class Trainer:
             _log(progress_line(self.steps, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ evaluation
-    def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
+    def export_bundle(self, path: Path, evaluations: list[dict[str, Any]] | None = None) -> Path:
         return save_bundle(
             path,
             self.net,
@@ -368,7 +368,7 @@ class Trainer:
             evaluations=evaluations,
         )
 
-    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
+    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict[str, Any]]:
         """Duplicate evaluation of the current policy (greedy) against ``heuristic`` and the champion.
 
         Then, unless this is the final evaluation, the promotion rule (``eval.promote``) decides
@@ -421,7 +421,7 @@ class Trainer:
         }
 
 
-def flat_hparams(config: dict, prefix: str = "") -> dict[str, bool | int | float | str]:
+def flat_hparams(config: dict[str, Any], prefix: str = "") -> dict[str, bool | int | float | str]:
     """A nested config as flat ``a.b.c`` keys with tensorboard's value types (others as text)."""
     out: dict[str, bool | int | float | str] = {}
     for k, v in config.items():
@@ -452,16 +452,16 @@ def _plain(x: Any) -> Any:
     return json.loads(json.dumps(x, default=lambda v: v.item() if isinstance(v, np.generic) else v.tolist()))
 
 
-def _numpy_rng_state() -> dict:
+def _numpy_rng_state() -> dict[str, Any]:
     key, keys, pos, has_gauss, cached = np.random.get_state()
     return {"key": key, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
 
 
-def _numpy_rng_tuple(d: dict) -> tuple:
+def _numpy_rng_tuple(d: dict[str, Any]) -> tuple[Any, ...]:
     return (d["key"], np.array(d["keys"], dtype=np.uint32), d["pos"], d["has_gauss"], d["cached"])
 
 
-def _python_rng_state(st: Any) -> tuple:
+def _python_rng_state(st: Any) -> tuple[Any, ...]:
     version, internal, gauss = st
     return (version, tuple(internal), gauss)
 

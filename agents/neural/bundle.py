@@ -137,8 +137,8 @@ def save_bundle(
     *,
     name: str,
     rules: RuleConfig | None = None,
-    training: dict | None = None,
-    evaluations: list[dict] | None = None,
+    training: dict[str, Any] | None = None,
+    evaluations: list[dict[str, Any]] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Path:
     """Write a bundle folder: the weights first, then the manifest, each atomically.
@@ -189,7 +189,7 @@ def save_bundle(
     return folder
 
 
-def update_evaluations(path: str | Path, evaluations: list[dict]) -> dict[str, Any]:
+def update_evaluations(path: str | Path, evaluations: list[dict[str, Any]]) -> dict[str, Any]:
     """Replace a verified bundle's ``evaluations`` (the manifest checksum is renewed); returns the manifest.
 
     Raises:
@@ -271,7 +271,7 @@ def bundle_rules(manifest: dict[str, Any]) -> RuleConfig:
     return RuleConfig.from_dict(manifest.get("rules") or {})
 
 
-def _check_architecture(folder: Path, spec: NetSpec, state: dict, manifest: dict[str, Any]) -> None:
+def _check_architecture(folder: Path, spec: NetSpec, state: dict[str, Any], manifest: dict[str, Any]) -> None:
     """Refuse weights whose tensors (names and shapes) are not those of ``BalootNet(spec)``."""
     with torch.device("meta"):  # shapes only: no memory, no random initialisation
         want = {k: tuple(v.shape) for k, v in BalootNet(spec).state_dict().items()}
@@ -345,7 +345,7 @@ def describe_evaluations(manifest: dict[str, Any]) -> str:
     problem = evaluations_problem(evaluations)
     if problem:  # read_manifest refuses these; a dict from elsewhere gets the same check
         raise BundleError(problem)
-    latest: dict[str, dict] = {}
+    latest: dict[str, dict[str, Any]] = {}
     for ev in evaluations:
         latest[ev["opponent"]] = ev  # later entries replace earlier ones
     if not latest:

@@ -12,6 +12,7 @@ and doubling calls) from the bidding head (R9); the legal-action mask then filte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -46,7 +47,7 @@ class NetSpec:
     privileged_critic: bool = False
     obs_size: int = OBS_SIZE
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "trunk": list(self.trunk),
             "head_hidden": self.head_hidden,
@@ -56,7 +57,7 @@ class NetSpec:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> NetSpec:
+    def from_dict(cls, d: dict[str, Any]) -> NetSpec:
         return cls(
             trunk=tuple(d["trunk"]),
             head_hidden=int(d["head_hidden"]),

@@ -82,7 +82,7 @@ class RLlibTrainer:
     def __init__(self, cfg: RLlibTrainConfig, resume: bool = False, quiet: bool = False, address: str | None = None):
         self.cfg, self.resume, self.quiet = cfg, resume, quiet
         self.run_dir = Path(cfg.run_dir)
-        self.evals: list[dict] = []
+        self.evals: list[dict[str, Any]] = []
         self.steps = self.start_step = 0
         self.algo: Any = None
         self.owns_ray = False
@@ -314,13 +314,13 @@ class RLlibTrainer:
             _log(progress_line(s, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ bundles and evaluation
-    def export_bundle(self, path: Path, evaluations: list[dict] | None = None) -> Path:
+    def export_bundle(self, path: Path, evaluations: list[dict[str, Any]] | None = None) -> Path:
         """A policy bundle of ``main`` now, through a checkpoint (so that what is evaluated is what
         a checkpoint holds), its manifest naming ``backend: rllib``."""
         ckpt = self.checkpoint()
         return checkpoint_to_bundle(ckpt, path, name=f"{self.run_dir.name}@{self.steps}", evaluations=evaluations)
 
-    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict]:
+    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict[str, Any]]:
         """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
         promotion rule, exactly as the SB3 backend (``train.evaluation.evaluate_run``)."""
 
@@ -376,7 +376,7 @@ def train_from_args(
 
 def run_rllib_training(
     config: str | None, overrides: list[str], resume: str | None, quiet: bool = False, address: str | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Train, then the final duplicate evaluation, ``bundles/final`` and ``summary.json``, as
     ``train.run.run_training`` does for the SB3 backend."""
 

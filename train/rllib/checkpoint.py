@@ -165,7 +165,7 @@ def read_main_weights(checkpoint: Path) -> dict[str, Any]:
 
 
 def checkpoint_to_bundle(
-    checkpoint: Path, out: Path, *, name: str | None = None, evaluations: list[dict] | None = None
+    checkpoint: Path, out: Path, *, name: str | None = None, evaluations: list[dict[str, Any]] | None = None
 ) -> Path:
     """Write the policy bundle of a checkpoint's ``main`` module (module docstring).
 

@@ -66,7 +66,7 @@ def seat_of(agent_id: str) -> int:
 
 def observation_space(privileged: bool, heuristic: bool) -> spaces.Dict:
     """The observation space of every agent (module docstring)."""
-    parts: dict[str, spaces.Space] = {
+    parts: dict[str, spaces.Space[Any]] = {
         "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
         "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
     }
@@ -80,7 +80,7 @@ def observation_space(privileged: bool, heuristic: bool) -> spaces.Dict:
 class BalootMultiAgentEnv(MultiAgentEnv):
     """Four seats of one game played by the driver ``Table`` (module docstring)."""
 
-    def __init__(self, config: dict | None = None):
+    def __init__(self, config: dict[str, Any] | None = None):
         super().__init__()
         c = dict(config or {})
         self.rules = RuleConfig.from_dict(c.get("rules") or {})
@@ -100,7 +100,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._acted: set[str] = set()
-        self._hands: list[dict] = []
+        self._hands: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ observing
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
@@ -118,7 +118,9 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         return obs
 
     # ------------------------------------------------------------------ reset / step
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         """A new episode: the first deal from this env's generator (R2.4, R11.2)."""
         if seed is not None:
             # RLlib seeds sub-env i of EnvRunner w with (run seed + w + i): runners overlap, so the
@@ -130,7 +132,9 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         seat = self.table.to_act
         return {AGENTS[seat]: self._observe(seat)}, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(
+        self, action_dict: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Apply the acting seat's action; rewards at a hand's end to all four seats."""
         agent = AGENTS[self.table.to_act]
         outcome = self.table.apply(int(action_dict[agent]))  # IllegalActionError before any change
