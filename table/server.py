@@ -283,7 +283,8 @@ def create_app(
 
     @app.get("/api/sheets/{sheet_id}")
     def get_sheet(sheet_id: str) -> dict[str, Any]:
-        return sheet_call(sheets.get, sheet_id)
+        out: dict[str, Any] = sheet_call(sheets.get, sheet_id)
+        return out
 
     @app.post("/api/sheets/{sheet_id}/rows")
     def add_row(sheet_id: str, entry: dict[str, Any]) -> dict[str, Any]:

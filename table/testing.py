@@ -114,7 +114,8 @@ class Client:
         self.seen.append(msg)
         if msg.get("type") == "state":
             self.state = msg
-        return msg
+        out: dict[str, Any] = msg
+        return out
 
     def until(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
         """The first message for which ``pred`` holds among those received and not yet read,

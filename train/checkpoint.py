@@ -179,4 +179,5 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
             f"checkpoint {path} was written for action version {data.get('action_version')}, "
             f"this code has ACTION_VERSION {ACTION_VERSION}"
         )
-    return data
+    out: dict[str, Any] = data
+    return out

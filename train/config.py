@@ -193,7 +193,8 @@ def show_value(value: Any) -> str:
         value = value.changes()
     if isinstance(value, tuple):
         value = list(value)
-    return yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("\n...").strip()
+    out: str = yaml.safe_dump(value, default_flow_style=True, width=1000).strip().removesuffix("\n...").strip()
+    return out
 
 
 _COLUMN = 40  # where the meanings start in config_help
@@ -478,7 +479,8 @@ def _validate_init_from(cfg: TrainConfig) -> None:
 
 def to_dict(cfg: TrainConfig) -> dict[str, Any]:
     """Plain nested dict (tuples as lists) for YAML and manifests."""
-    return yaml.safe_load(yaml.safe_dump(_plain(dataclasses.asdict(cfg))))
+    out: dict[str, Any] = yaml.safe_load(yaml.safe_dump(_plain(dataclasses.asdict(cfg))))
+    return out
 
 
 def _plain(x: Any) -> Any:

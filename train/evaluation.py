@@ -219,7 +219,8 @@ def same_weights(bundle: Path, other: str) -> bool:
     """True when the bundle folder ``other`` holds exactly the weights of ``bundle``."""
 
     try:
-        return read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
+        out: bool = read_manifest(bundle)["weights_sha256"] == read_manifest(other)["weights_sha256"]
+        return out
     except BundleError:  # a rule agent's name or an unreadable folder: not the same policy
         return False
 

@@ -95,7 +95,8 @@ class OpponentPool:
             weights[CATEGORIES.index("random")] = 1.0
         cat = CATEGORIES[int(self.rng.choice(4, p=weights / weights.sum()))]
         group = members[cat]
-        return group[int(self.rng.integers(len(group)))]
+        out: NetOpponent | AgentOpponent = group[int(self.rng.integers(len(group)))]
+        return out
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict[str, Any]:

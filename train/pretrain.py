@@ -185,7 +185,8 @@ def uses_core(cfg: PretrainConfig) -> bool:
 
 
 def _collect_task(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    return collect(*args)
+    out: tuple[Any, ...] = collect(*args)
+    return out
 
 
 def collect_parallel(
@@ -201,6 +202,7 @@ def collect_parallel(
                 file=sys.stderr,
                 flush=True,
             )
+        out: tuple[Any, ...] = out
         return out
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]

@@ -60,7 +60,8 @@ class _Exported(nn.Module):
         self.net = net
 
     def forward(self, observation: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.net(observation, mask)
+        out: tuple[torch.Tensor, torch.Tensor] = self.net(observation, mask)
+        return out
 
 
 def manifest_path(onnx_path: str | Path) -> Path:

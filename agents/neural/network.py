@@ -94,7 +94,8 @@ class BalootNet(nn.Module):
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """Trunk output from the observation part of the input."""
-        return self.trunk(obs[..., : self.spec.obs_size])
+        out: torch.Tensor = self.trunk(obs[..., : self.spec.obs_size])
+        return out
 
     def logits_from_features(self, h: torch.Tensor) -> torch.Tensor:
         """42 logits: card head for 0-31, bidding head for 32-41 (R9)."""
@@ -106,7 +107,8 @@ class BalootNet(nn.Module):
             if priv.shape[-1] != PRIVILEGED_SIZE:  # play time: no hidden cards, zeros instead
                 priv = torch.zeros(*h.shape[:-1], PRIVILEGED_SIZE, dtype=h.dtype, device=h.device)
             h = torch.cat([h, priv], dim=-1)
-        return self.value_body(h)
+        out: torch.Tensor = self.value_body(h)
+        return out
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e8) and the value, for a batch."""

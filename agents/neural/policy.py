@@ -17,6 +17,7 @@ probabilities to exactly 0. Only torch and numpy are needed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -81,7 +82,7 @@ class PolicyAgent(Agent):
             raise ValueError("act(observation, mask) needs the legal-action mask")
         return self.act_arrays(np.asarray(view)[None], np.asarray(mask)[None])[0]
 
-    def act_batch(self, views: list[PlayerView]) -> list[int]:
+    def act_batch(self, views: Sequence[PlayerView]) -> list[int]:
         """Actions for several views at once (one forward pass)."""
         obs = np.stack([v.observation() for v in views])
         masks = np.stack([v.action_mask() for v in views])
@@ -114,7 +115,8 @@ class PolicyAgent(Agent):
         z = logits.astype(np.float64)
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z) * (np.asarray(masks) != 0)
-        return p / p.sum(axis=1, keepdims=True)
+        out: np.ndarray = p / p.sum(axis=1, keepdims=True)
+        return out
 
     def act_arrays(self, obs: np.ndarray, masks: np.ndarray, deterministic: bool | None = None) -> list[int]:
         """Actions for a batch of observations (N x ``OBS_SIZE``) and masks (N x 42).

@@ -19,6 +19,9 @@ take the trick. Its habits, in order:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from baloot_env.cards import (
     ACE,
     ALL_CARDS_MASK,
@@ -35,6 +38,35 @@ from baloot_env.cards import (
 )
 from baloot_env.cards import card_points as points
 from baloot_env.seats import NUM_SEATS, next_seat, partner_of, team_of
+
+
+class PlayView(Protocol):
+    """What the card play reads of a seat's view: a ``PlayerView``, or a search's world seen from
+    the seat to act (``search_player.player``'s playouts)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def hand(self) -> int: ...
+    @property
+    def legal_mask(self) -> int: ...
+    @property
+    def trump(self) -> int: ...
+    @property
+    def caller(self) -> int: ...
+    @property
+    def trick_seats(self) -> Sequence[int]: ...
+    @property
+    def trick_cards(self) -> Sequence[int]: ...
+    @property
+    def trick_winner(self) -> int: ...
+    @property
+    def played_by(self) -> Sequence[int]: ...
+    @property
+    def voids(self) -> Sequence[int]: ...
+    @property
+    def no_trumps(self) -> Sequence[int]: ...
+
 
 VOID_MASK = SUITS_CARDS  # VOID_MASK[v]: the cards of every suit whose bit is set in the void bits ``v``
 RICH_TRICK = 10  # card points on the table worth fighting for when no partner plays after (R1.4)
@@ -62,7 +94,7 @@ class Table:
 
     __slots__ = ("seat", "trump", "hand", "unseen", "possible", "voids")
 
-    def __init__(self, view) -> None:
+    def __init__(self, view: PlayView) -> None:
         self.seat = view.seat
         self.trump = view.trump
         self.hand = view.hand
@@ -107,18 +139,18 @@ class Table:
         return False
 
 
-def choose_card(view) -> int:
+def choose_card(view: PlayView) -> int:
     """The heuristic's card for ``view`` (play phase, R5)."""
     legal = view.legal_mask & ALL_CARDS_MASK
     if legal & (legal - 1) == 0:
-        return legal.bit_length() - 1
+        return int(legal.bit_length() - 1)
     t = Table(view)
     if not view.trick_cards:
         return _lead(view, t, cards_of(legal))
     return _follow(view, t, cards_of(legal))
 
 
-def _lead(view, t: Table, legal: list[int]) -> int:
+def _lead(view: PlayView, t: Table, legal: list[int]) -> int:
     trump, hand, seat = t.trump, t.hand, t.seat
     if trump >= 0:
         tm = SUIT_MASKS[trump]
@@ -151,7 +183,7 @@ def _lead(view, t: Table, legal: list[int]) -> int:
     for suit in {c >> 3 for c in plain}:
         cards = [c for c in plain if c >> 3 == suit]
         low = min(cards, key=lambda c: (PLAIN_POINTS[c & 7], PLAIN_STRENGTH[c & 7]))
-        cost = PLAIN_POINTS[low & 7]
+        cost: float = PLAIN_POINTS[low & 7]
         ace = 8 * suit + ACE
         if hand >> (8 * suit + TEN) & 1 and t.unseen >> ace & 1:
             cost += 6  # leading the suit exposes our ten to their ace
@@ -166,7 +198,7 @@ def _lead(view, t: Table, legal: list[int]) -> int:
     return choice
 
 
-def _follow(view, t: Table, legal: list[int]) -> int:
+def _follow(view: PlayView, t: Table, legal: list[int]) -> int:
     trump, seat = t.trump, t.seat
     cards = view.trick_cards
     led = cards[0] >> 3

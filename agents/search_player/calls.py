@@ -19,6 +19,7 @@ Every random draw comes from the ``random.Random`` passed in (the agent's seeded
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -73,7 +74,14 @@ def call_values(
     )
 
 
-def _searched(view: PlayerView, draw, observed: np.ndarray, worlds: int, condition: bool, max_batches: int):
+def _searched(
+    view: PlayerView,
+    draw: Callable[[], np.ndarray],
+    observed: np.ndarray,
+    worlds: int,
+    condition: bool,
+    max_batches: int,
+) -> tuple[dict[int, float], int]:
     """The searched value of every legal call of ``view`` over deals from ``draw()`` (a batch of
     whole deals per call), and how many deals were used: batches are drawn until ``worlds`` are
     accepted, conditioned for up to ``max_batches`` batches, then without conditioning if none was."""
@@ -130,7 +138,7 @@ def _start_row(view: PlayerView, deal: np.ndarray) -> np.ndarray:
     match score (the deal columns are overwritten per world by the kernel)."""
     hands = tuple(tuple(int(c) for c in deal[FIRST * s : FIRST * s + FIRST]) for s in range(NUM_SEATS))
     d = Deal(view.dealer, hands, int(deal[FIRST * NUM_SEATS]), tuple(int(c) for c in deal[FIRST * NUM_SEATS + 1 :]))
-    return state_row(HandState(d, view.rules, tuple(view.match_score)))
+    return state_row(HandState(d, view.rules, (view.match_score[0], view.match_score[1])))
 
 
 class CallFilter:
@@ -178,7 +186,7 @@ class CallFilter:
         return ok.astype(bool)
 
 
-def conditioned_worlds(sample, k: int, call_filter: CallFilter, least: int) -> np.ndarray:
+def conditioned_worlds(sample: Callable[[], list[int]], k: int, call_filter: CallFilter, least: int) -> np.ndarray:
     """The worlds among ``k`` drawn by ``sample()`` that agree with the calls (int64[n, 4]).
 
     One batch of ``k`` is drawn, so a conditioned decision samples as many worlds as an
@@ -191,7 +199,7 @@ def conditioned_worlds(sample, k: int, call_filter: CallFilter, least: int) -> n
     kept = batch[ok]
     if len(kept) < least:
         kept = np.concatenate([kept, batch[~ok][: least - len(kept)]])
-    return kept
+    return np.asarray(kept, dtype=np.int64)
 
 
 def deals_from_worlds(worlds: np.ndarray, view: PlayerView, gen: np.random.Generator) -> np.ndarray:

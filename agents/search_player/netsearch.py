@@ -168,7 +168,8 @@ class NetSearchAgent(Agent):
         """The network's log-probabilities of the 42 actions for this view (-inf when illegal)."""
         probs = self.policy.probabilities(view.observation()[None], view.action_mask()[None])[0]
         with np.errstate(divide="ignore"):
-            return np.log(probs)
+            out: np.ndarray = np.log(probs)
+            return out
 
 
 def choose(legal: list[int], values: dict[int, float], logp: np.ndarray, prior: float) -> int:

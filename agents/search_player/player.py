@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -251,18 +252,21 @@ def _switches(rules: RuleConfig) -> np.ndarray:
     return sw
 
 
-def leaf_function(world: HandState, team: int):
+def leaf_function(world: HandState, team: int) -> Callable[[int, int], int]:
     """Value for ``team`` of a finished hand of ``world``: its score minus the other's (R7).
 
     Returns a function of (team 0 raw points with the last-trick bonus, team 0 tricks), cached.
     """
-    hokum = world.contract == HOKUM
-    total = RAW_TOTAL[world.contract]
+    contract = world.contract
+    if contract is None:
+        raise ValueError("leaf_function needs a hand with a contract (R3)")
+    hokum = contract == HOKUM
+    total = RAW_TOTAL[contract]
     baloot = [0, 0]
     if world.baloot_seat >= 0:
         baloot[team_of(world.baloot_seat)] = BALOOT_POINTS
     cache: dict[tuple[int, int], int] = {}
-    args = (world.contract, world.caller, world.level)
+    args = (contract, world.caller, world.level)
 
     def leaf(raw0: int, tricks0: int) -> int:
         key = (raw0, tricks0)
@@ -427,7 +431,9 @@ class SearchAgent(Agent):
             self.last_stats["calls_kept"] = call_filter.kept
         return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
 
-    def _finish(self, s: HandState, team: int, leaf, endgame_cards: int, rng: random.Random) -> float:
+    def _finish(
+        self, s: HandState, team: int, leaf: Callable[[int, int], int], endgame_cards: int, rng: random.Random
+    ) -> float:
         """Play ``s`` to the end: heuristic playout, then exact search of the last tricks."""
         eps = self.config.epsilon
         while s.phase == PLAY and cards_left(s) > endgame_cards:
@@ -436,6 +442,7 @@ class SearchAgent(Agent):
             else:
                 s.apply(choose_card(_Seen(s)))
         if s.phase != PLAY:
-            return leaf(s.raw[0], s.tricks_won[0])
+            out: float = leaf(s.raw[0], s.tricks_won[0])
+            return out
         trick = list(zip(s.trick_seats, s.trick_cards, strict=True))
         return solve(s.hands, s.to_act, trick, s.trump, s.raw[0], s.tricks_won[0], len(s.tricks), team, leaf)

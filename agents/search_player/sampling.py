@@ -38,12 +38,14 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from math import comb
+from typing import cast
 
 from baloot_env.cards import ALL_CARDS_MASK, SUITS_CARDS, cards_of, mask_of
 from baloot_env.deal import FIRST_HAND_SIZE, SECOND_SHARE, Deal
 from baloot_env.projects import declare_projects
 from baloot_env.scoring import HOKUM
 from baloot_env.seats import NUM_SEATS
+from baloot_env.view import PlayerView
 
 HAND_SIZE_AFTER_DEAL = FIRST_HAND_SIZE + SECOND_SHARE  # R2.3
 _VOID_MASK = SUITS_CARDS
@@ -78,7 +80,7 @@ class WorldSampler:
     """
 
     def __init__(
-        self, view, projects: bool | None = None, four_aces_hokum: str | None = None, max_tries: int = 200
+        self, view: PlayerView, projects: bool | None = None, four_aces_hokum: str | None = None, max_tries: int = 200
     ) -> None:
         """Count the consistent deals for ``view`` (play or doubling phase, after R2.3).
 
@@ -141,7 +143,7 @@ class WorldSampler:
         # Classes of free cards by the set of seats that may hold them.
         classes: dict[tuple[bool, bool, bool], list[int]] = {}
         for c in cards_of(free):
-            key = tuple(bool(self.allowed[s] >> c & 1) for s in self.others)
+            key = cast(tuple[bool, bool, bool], tuple(bool(self.allowed[s] >> c & 1) for s in self.others))
             if not any(key):
                 raise InconsistentViewError(f"card {c} can be held by no seat in the view of seat {seat}")
             classes.setdefault(key, []).append(c)
@@ -264,7 +266,7 @@ class WorldSampler:
         return hands
 
 
-def sample_bidding_deal(view, rng: random.Random) -> Deal:
+def sample_bidding_deal(view: PlayerView, rng: random.Random) -> Deal:
     """A deal consistent with a bidding-phase view (R2.2, R3): own 5 cards and the turned card.
 
     The other seats' 5 cards and the stock order are a uniform shuffle of the 26 unseen cards.

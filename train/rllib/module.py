@@ -98,7 +98,8 @@ class BalootRLModule(FrozenBalootRLModule, ValueFunctionAPI):
         full = obs["observations"]
         if self.spec.privileged_critic:
             full = torch.cat([full, obs["privileged"]], dim=-1)
-        return self.net.value_out(self.net.value_latent(h, full)).squeeze(-1)
+        out: torch.Tensor = self.net.value_out(self.net.value_latent(h, full)).squeeze(-1)
+        return out
 
 
 class _RuleModule(RLModule):
