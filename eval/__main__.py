@@ -38,7 +38,7 @@ from eval.duplicate import AgentError
 from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
-from eval.promote import PromotionConfig, PromotionError, promote, resolve_champion
+from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, promote, resolve_champion
 from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
 from eval.stats import ALPHA
@@ -179,7 +179,10 @@ def promote_main(argv: list[str]) -> int:
     p.add_argument("--pointer", default=None, help="where to write the pointer (default: see eval.promote)")
     p.add_argument("--history", default=None, help="JSON-lines history (default promotions.jsonl beside the pointer)")
     p.add_argument(
-        "--looks", type=int, default=4, help="sequential looks, 1 to the deals (1 = fixed sample; default 4)"
+        "--looks",
+        type=int,
+        default=DEFAULT_LOOKS,
+        help=f"sequential looks, 1 to the deals (1 = fixed sample; default {DEFAULT_LOOKS})",
     )
     p.add_argument(
         "--alpha",

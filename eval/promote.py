@@ -43,6 +43,9 @@ class PromotionError(RuntimeError):
     """Promotion could not be decided: a missing or corrupt file, a bad pointer, bad settings."""
 
 
+DEFAULT_LOOKS = 4  # sequential looks of a promotion test (eval.stats.sequential_decision)
+
+
 @dataclass(frozen=True)
 class PromotionConfig:
     """Settings of one promotion.
@@ -69,7 +72,7 @@ class PromotionConfig:
     deals: int | None = None
     seed: int = 0
     workers: int = 1
-    looks: int = 4
+    looks: int = DEFAULT_LOOKS
     progress: bool = False
     alpha: float = ALPHA
     torch_threads: int | None = None  # per evaluating process; None: the runner's default (one)

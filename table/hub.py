@@ -202,7 +202,7 @@ class Hub:
         first = seat is not None and not any(c.seat == seat for c in self.conns[room.id])
         self.conns[room.id].append(conn)
         conn.task = asyncio.get_running_loop().create_task(conn.writer())
-        if first:
+        if first and seat is not None:
             room.connected(seat, self.clock.now())
             self.changed(room)
         else:

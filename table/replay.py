@@ -51,7 +51,11 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     context = MatchContext(score=score)
 
     def frame(step: dict[str, Any] | None) -> dict[str, Any]:
-        msg = all_message(state, context) if view == ALL else view_message(PlayerView.from_state(state, view, context))
+        msg = (
+            view_message(PlayerView.from_state(state, view, context))
+            if isinstance(view, int)
+            else all_message(state, context)
+        )
         msg["step"] = step
         return msg
 
@@ -117,13 +121,15 @@ def save_eval_hands(
                 table = Table(rules, "hand", DealSource(deals=[deal]))
                 table.reset()
                 result = play_hand(table, (team0, team1), seeds).hand_result
+                if result is None:
+                    raise RuntimeError("a played hand has a result")
                 names = (spec_a, spec_b) if table_no == 0 else (spec_b, spec_a)
                 store.add_hand(
                     {
                         "deal": deal.to_dict(),
                         "rules": rules.to_dict(),
                         "match_score": [0, 0],
-                        "actions": _actions(deal, table.hand.history, rules, names),
+                        "actions": _actions(deal, table.current_hand.history, rules, names),
                         "result": result.to_info(),
                         "meta": {
                             "deal_set": deal_set.name,

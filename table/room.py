@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hmac
 import time
-from typing import Any
+from typing import Any, cast
 
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import Table
@@ -72,6 +72,11 @@ class Room:
         self.last_result: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ seats and tokens
+    @property
+    def deals(self) -> SeededDeals:
+        """The room's deals: drawn from its seed, counted (``drawn``) so that a restart goes on."""
+        return cast(SeededDeals, self.table.deals)
+
     def issue_token(self, seat: int) -> str:
         """A new token for a person's seat (the old one, if any, stops working)."""
         if self.config.seats[seat].kind != "person":
@@ -151,7 +156,7 @@ class Room:
 
     def _apply(self, seat: int, action: int, now: float, by: str) -> None:
         """Apply an action already verified for ``seat``; log it; close a finished hand."""
-        hand = self.table.hand
+        hand = self.table.current_hand
         match_score = list(hand.match_score)
         outcome = self.table.apply(action)
         self.ply += 1
@@ -161,7 +166,7 @@ class Room:
             self.finished_hands.append(
                 {
                     "room": self.id,
-                    "number": self.table.deals.drawn - (0 if outcome.episode_over else 1),
+                    "number": self.deals.drawn - (0 if outcome.episode_over else 1),
                     "deal": hand.deal.to_dict(),
                     "rules": self.config.rules.to_dict(),
                     "match_score": match_score,
@@ -313,7 +318,7 @@ class Room:
                 "left": None if left is None else round(left, 2),
                 "limit": club.tempo.limit(club.turn_kind),
             },
-            "hand_number": self.table.deals.drawn,
+            "hand_number": self.deals.drawn,
             "last_result": self.last_result,
             "match_result": match.result.to_info() if match is not None and match.result is not None else None,
             "results": [r.to_info()["score"] for r in match.results] if match is not None else [],
@@ -333,7 +338,7 @@ class Room:
             "names": self.names[:],
             "started": self.started,
             "table": self.table.to_data() if self.started else None,
-            "drawn": self.table.deals.drawn,
+            "drawn": self.deals.drawn,
             "club": self.club.to_data(now),
             "ply": self.ply,
             "hand_log": self.hand_log,

@@ -43,8 +43,9 @@ from baloot_env.rules import RuleConfig
 from table.clocks import TEMPOS, Clock, SystemClock
 from table.hub import Hub
 from table.replay import ALL, frames
-from table.room import MAX_NAME, Refused, RoomConfig, SeatSpec, token_hash
+from table.room import Refused
 from table.scoresheet import ScoreSheets, SheetError
+from table.seating import MAX_NAME, RoomConfig, SeatSpec, token_hash
 from table.store import Store
 
 STATIC = Path(str(resources.files("table") / "static"))

@@ -184,7 +184,8 @@ class Store:
                 json.dumps(hand.get("meta") or {}),
             ),
         )
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None  # set by the INSERT above
+        return cur.lastrowid
 
     @staticmethod
     def _hand(row: sqlite3.Row) -> dict[str, Any]:
@@ -241,7 +242,8 @@ class Store:
                 "INSERT INTO sheet_rows (sheet, position, entry) VALUES (?, ?, ?)",
                 (sheet_id, (top or 0) + 1, json.dumps(entry)),
             )
-            row = int(cur.lastrowid)
+            assert cur.lastrowid is not None  # set by the INSERT above
+            row = cur.lastrowid
             self.db.execute(
                 "INSERT INTO sheet_log (sheet, row, op, before) VALUES (?, ?, 'add', NULL)", (sheet_id, row)
             )

@@ -82,11 +82,11 @@ def post(url: str, body: dict[str, Any] | None = None, method: str = "POST") -> 
         with urllib.request.urlopen(req, timeout=20) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
-        body = e.read()
+        raw = e.read()
         try:
-            return e.code, json.loads(body or b"null")
+            return e.code, json.loads(raw or b"null")
         except ValueError:
-            return e.code, body.decode(errors="replace")
+            return e.code, raw.decode(errors="replace")
 
 
 def get(url: str) -> tuple[int, Any]:

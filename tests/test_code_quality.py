@@ -1,10 +1,9 @@
 """The code checks run with the test suite: ``ruff check`` and ``ruff format --check`` on every
-package, ``mypy --strict`` on the rules engine, the file utilities and evaluation, imports at the top
-and ``# fmt: skip`` only on tables, so that ``bash run.sh test`` and CI run them.
+package, ``mypy --strict`` on every package, imports at the top and ``# fmt: skip`` only on
+tables, so that ``bash run.sh test`` and CI run them.
 
-Settings live in ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``: strict on ``baloot_env``,
-``baloot_io`` and ``eval``; the batched numba core and the modules listed there are imported but not yet
-held to it).
+Settings live in ``pyproject.toml`` (``[tool.ruff]``, ``[tool.mypy]``: strict on every package; the
+numba kernel packages are excluded there, each with its reason).
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ def test_ruff_format():
 
 
 @pytest.mark.slow  # about 30 s without a cache, 2 s with one
-def test_mypy_strict_on_the_engine_and_evaluation():
+def test_mypy_strict_on_every_package():
     _tool("mypy")
     r = _run("mypy", "--strict")
     assert r.returncode == 0, r.stdout + r.stderr

@@ -18,10 +18,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from baloot_env.errors import ConfigError
 from eval.cli import InputError, OneLineParser, check_output_dir, one_line
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint
-from train.config import ConfigError, config_help, load_config
+from train.config import config_help, load_config
 from train.distill import main as distill_main
 from train.rllib import SCALE_HINT, ray_available
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help

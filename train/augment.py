@@ -77,7 +77,9 @@ class SuitPermutations:
         self.action_map = torch.from_numpy(action_map)
         self.action_index = torch.from_numpy(np.argsort(action_map, axis=1))
 
-    def apply(self, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, perm: torch.Tensor):
+    def apply(
+        self, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, perm: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Rows permuted by ``PERMUTATIONS[perm[i]]``: ``(obs, masks, actions)`` renamed alike.
 
         ``actions`` may be action ids (N) or per-action targets (N x 42, e.g. soft labels).

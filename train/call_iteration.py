@@ -97,7 +97,7 @@ def collect_call_views(
     while len(views) < count:
         table.reset()
         other = heuristic if rng.random() < heuristic_share else policy
-        teams = [policy, other] if rng.random() < 0.5 else [other, policy]
+        teams: list[Agent] = [policy, other] if rng.random() < 0.5 else [other, policy]
         policy.reset(int(rng.integers(2**62)))
 
         def choose(view: PlayerView, teams: list[Agent] = teams) -> int:
@@ -153,7 +153,7 @@ def train_bid_head(
             logits, _ = net(o[idx], m[idx])
             loss = torch.nn.functional.cross_entropy(logits, y[idx])
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
             opt.step()
             total += float(loss.detach()) * len(idx)
         if epoch == cfg.epochs - 1 or (epoch + 1) % 5 == 0:

@@ -29,9 +29,9 @@ import torch
 from filelock import FileLock, Timeout
 
 from baloot_env.actions import ACTION_VERSION
+from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_VERSION
 from baloot_io.atomic import write_bytes_atomic, write_text_atomic
-from train.config import ConfigError
 
 CHECKPOINT_FORMAT = "baloot-train-checkpoint-2"
 KEEP = 2
@@ -55,7 +55,7 @@ class RunLock:
     ``--resume``.
     """
 
-    def __init__(self, run_dir: str | os.PathLike):
+    def __init__(self, run_dir: str | os.PathLike[str]):
         self.run_dir = Path(run_dir)
         full = self.run_dir.resolve()
         self.path = full.with_name(full.name + ".lock")

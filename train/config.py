@@ -37,7 +37,7 @@ from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from eval.deals import DealSetError, load_named, require_development
-from eval.promote import PromotionConfig
+from eval.promote import DEFAULT_LOOKS
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
@@ -174,15 +174,15 @@ class TrainConfig:
     calls: CallsConfig = field(default_factory=CallsConfig)
 
 
-def iter_fields(cls: type = TrainConfig, prefix: str = "") -> Iterator[tuple[str, Any, str]]:
+def iter_fields(cls: type[Any] = TrainConfig, prefix: str = "") -> Iterator[tuple[str, Any, str]]:
     """``(dotted key, default, meaning)`` of every leaf field, in declaration order."""
     for f in dataclasses.fields(cls):
         key = f"{prefix}{f.name}"
         typ = get_type_hints(cls)[f.name]
-        if dataclasses.is_dataclass(typ) and typ is not RuleConfig:  # the rules are one value
+        if isinstance(typ, type) and dataclasses.is_dataclass(typ) and typ is not RuleConfig:  # the rules are one value
             yield from iter_fields(typ, key + ".")
         else:
-            default = f.default_factory() if f.default is dataclasses.MISSING else f.default  # type: ignore[misc]
+            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
             yield key, default, f.metadata["help"]
 
 
@@ -208,7 +208,7 @@ def config_help(width: int = 100) -> str:
         head = key.split(".")[0] if "." in key else None
         if head != section:
             section = head
-            cls = get_type_hints(TrainConfig)[head]
+            cls = get_type_hints(TrainConfig)[head or ""]
             lines.append(f" {head}: {cls.__doc__.splitlines()[0].replace('``', '')}")
         left = f"  {key} = {show_value(default)}"
         text = textwrap.wrap(meaning, width=max(30, width - _COLUMN)) or [""]
@@ -450,7 +450,7 @@ def _validate_eval(e: EvalConfig) -> None:
             raise ConfigError(f"{key}: {_one_line(err)}") from None
         count_key = "eval.deals" if key == "eval.deal_set" else "eval.final_deals"
         _need(1 <= deals <= len(ds), count_key, deals, f"in [1, {len(ds)}] (the deals of {name})")
-    looks = PromotionConfig.__dataclass_fields__["looks"].default  # the promotion test's looks
+    looks = DEFAULT_LOOKS  # the promotion test's looks
     if e.promote:
         _need(e.deals >= looks, "eval.deals", e.deals, f">= {looks} when eval.promote is true (one per look)")
 

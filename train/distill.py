@@ -124,7 +124,14 @@ def teacher_targets(
     return np.concatenate(probs).astype(np.float32), np.concatenate(values).astype(np.float32)
 
 
-def _loss(student: BalootNet, o, m, p, v, value_weight: float) -> tuple[torch.Tensor, torch.Tensor]:
+def _loss(
+    student: BalootNet,
+    o: torch.Tensor,
+    m: torch.Tensor,
+    p: torch.Tensor,
+    v: torch.Tensor,
+    value_weight: float,
+) -> tuple[torch.Tensor, torch.Tensor]:
     logits, value = student(o, m)
     logq = torch.log_softmax(logits, dim=1)
     policy_loss = -(p * torch.where(m.bool(), logq, torch.zeros_like(logq))).sum(dim=1).mean()
@@ -162,7 +169,7 @@ def train_student(
                 student, t["obs"][idx], t["masks"][idx], t["probs"][idx], t["values"][idx], cfg.value_weight
             )
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)

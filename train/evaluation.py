@@ -89,11 +89,19 @@ def ensure_pointer(run_dir: Path, initial: str = "heuristic") -> Path:
     return pointer
 
 
+def _champion_of(pointer: Path) -> str:
+    """The ``champion`` entry of the run's pointer file (``ensure_pointer`` made it)."""
+    data = read_pointer(pointer)
+    if data is None:
+        raise PromotionError(f"{pointer} is not a champion pointer file")
+    return str(data["champion"])
+
+
 def run_champion_spec(run_dir: Path) -> str:
     """The agent spec of the run's champion (``ensure_pointer``): ``heuristic``/``random`` as named,
     otherwise the resolved path of its bundle, relative to the pointer."""
     pointer = ensure_pointer(run_dir)
-    champion = read_pointer(pointer)["champion"]
+    champion = _champion_of(pointer)
     return champion if champion in ("heuristic", "random") else str((pointer.parent / champion).resolve())
 
 
@@ -143,7 +151,7 @@ def try_promotion(
     """
     pointer = ensure_pointer(run_dir)
     stable = run_dir / CHAMPIONS / f"step_{step:09d}"
-    if (pointer.parent / read_pointer(pointer)["champion"]).resolve() == stable.resolve():
+    if (pointer.parent / _champion_of(pointer)).resolve() == stable.resolve():
         raise PromotionError(f"{stable} is the run's champion already ({pointer}); it is not tested against itself")
     if stable.exists():
         shutil.rmtree(stable)

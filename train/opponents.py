@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.base import Agent
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import sample_masked
 from agents.registry import make_agent
@@ -52,7 +53,9 @@ class AgentOpponent(AgentPlayer):
     ``AgentPlayer``, with its pool category)."""
 
     def __init__(self, name: str, seed: int):
-        super().__init__(make_agent(name, seed), name)
+        agent = make_agent(name, seed)
+        super().__init__(agent, name)
+        self.agent: Agent = agent  # a rule agent: its ``rng`` is saved with the pool
         self.category = name
 
 
@@ -81,9 +84,9 @@ class OpponentPool:
     def sample(self) -> NetOpponent | AgentOpponent:
         """Draw an opponent team for a new game by the config's weights."""
         c = self.cfg
-        members = {
-            "self": list(self.snapshots),
-            "champion": self.champions,
+        members: dict[str, list[NetOpponent | AgentOpponent]] = {
+            "self": [*self.snapshots],
+            "champion": [*self.champions],
             "heuristic": [self.rule_agents["heuristic"]],
             "random": [self.rule_agents["random"]],
         }
@@ -95,8 +98,7 @@ class OpponentPool:
             weights[CATEGORIES.index("random")] = 1.0
         cat = CATEGORIES[int(self.rng.choice(4, p=weights / weights.sum()))]
         group = members[cat]
-        out: NetOpponent | AgentOpponent = group[int(self.rng.integers(len(group)))]
-        return out
+        return group[int(self.rng.integers(len(group)))]
 
     # ------------------------------------------------------------------ checkpoints
     def state(self) -> dict[str, Any]:

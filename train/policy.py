@@ -8,6 +8,7 @@ that may also read the privileged part of the input.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,7 @@ class BalootPolicy(MaskableActorCriticPolicy):
 
     def _build_mlp_extractor(self) -> None:
         self.net = BalootNet(self._net_spec)
-        self.mlp_extractor = _Extractor(self.net)
+        self.mlp_extractor = _Extractor(self.net)  # type: ignore[assignment]  # SB3 reads only its latent sizes and forward
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
@@ -67,12 +68,12 @@ class BalootPolicy(MaskableActorCriticPolicy):
         self.value_net = self.net.value_out
         if self.ortho_init:
             for module, gain in ((self.net.trunk, np.sqrt(2)), (self.net.value_body, np.sqrt(2))):
-                module.apply(lambda m, g=gain: self.init_weights(m, gain=g))
+                module.apply(partial(self.init_weights, gain=gain))
             for head in (self.net.card_head, self.net.bid_head):
                 head[0].apply(lambda m: self.init_weights(m, gain=np.sqrt(2)))
                 head[2].apply(lambda m: self.init_weights(m, gain=0.01))
             self.init_weights(self.net.value_out, gain=1.0)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]  # SB3 types the class as the base Optimizer
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

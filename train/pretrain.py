@@ -56,7 +56,7 @@ def collect(
     privileged: bool,
     teacher_spec: str = "heuristic",
     soft_temperature: float = 0.0,
-):
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``n`` positions (obs, mask, target, value target) from the teacher's self-play.
 
     The target is a distribution over the 42 actions: one-hot on the teacher's choice, or, with
@@ -80,7 +80,7 @@ def collect(
     k = 0
     while k < n:
         table.reset()
-        start, teams = k, []
+        start, teams = k, list[int]()
         outcome = None
 
         def choose(view: PlayerView, teams: list[int] = teams) -> int:
@@ -94,7 +94,7 @@ def collect(
             if k < n:
                 o = view.observation()
                 if privileged:
-                    hands = table.hand.hands  # the critic's privileged input (training only)
+                    hands = table.current_hand.hands  # the critic's privileged input (training only)
                     o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
                 obs[k], masks[k] = o, view.action_mask()
                 if scores:
@@ -110,6 +110,8 @@ def collect(
 
         for turn in play(table, choose):
             outcome = turn.outcome
+        if outcome is None:
+            raise RuntimeError("a played hand ends with an outcome")
         for j, team in enumerate(teams):
             values[start + j] = outcome.rewards[team]
     return obs, masks, targets, values
@@ -124,7 +126,7 @@ def collect_core(
     privileged: bool,
     games: int = 256,
     deals: list[Any] | None = None,
-):
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``collect`` for the ``heuristic`` teacher on the batched core: ``games`` hands in lockstep.
 
     The labels come from the numba twin of the heuristic (``agents.rule_based.batch_heuristic``,
@@ -162,12 +164,12 @@ def collect_core(
             o = np.concatenate([o, privileged_input(rel.tolist())], axis=1)
         moves = labels.copy()
         explore = rng.random(games) < random_share
-        for g in np.flatnonzero(explore):
-            moves[g] = rng.choice(np.flatnonzero(m[g]))
+        for g in np.flatnonzero(explore).tolist():
+            moves[g] = int(rng.choice(np.flatnonzero(m[g])))
         for g in range(games):
             pending[g].append((o[g].copy(), m[g].copy(), int(labels[g]), int(seats[g]) % 2))
         res = game.step(moves)
-        for g in np.flatnonzero(res.hand_done):
+        for g in np.flatnonzero(res.hand_done).tolist():
             team0 = float(res.reward[g])
             for ob, mk, label, team in pending[g]:
                 if k < n:
@@ -195,15 +197,14 @@ def collect_parallel(
     """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order; or,
     for the heuristic teacher, ``collect_core`` in this process (``PretrainConfig.backend``)."""
     if uses_core(cfg):
-        out = collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged)
+        data = collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged)
         if not quiet:
             print(
                 f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, on the batched core)",
                 file=sys.stderr,
                 flush=True,
             )
-        out: tuple[Any, ...] = out
-        return out
+        return data
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
     tasks = [
@@ -310,7 +311,7 @@ def pretrain(
             loss_v = F.mse_loss(value, V[idx])
             loss = loss_pi + cfg.value_weight * loss_v
             opt.zero_grad()
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
             opt.step()
             tot_pi += loss_pi.item() * len(idx)
             tot_v += loss_v.item() * len(idx)

@@ -12,7 +12,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -21,7 +21,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
 from agents.neural.bundle import BundleError, load_net, save_bundle
-from agents.neural.network import NetSpec
+from agents.neural.network import BalootNet, NetSpec
+from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_io.atomic import remove_stale_temps
@@ -33,7 +34,7 @@ from train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from train.config import ConfigError, TrainConfig, load_config, save_config, to_dict
+from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
@@ -250,8 +251,9 @@ class Trainer:
             _log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
 
     @property
-    def net(self) -> torch.nn.Module:
-        return self.model.policy.net
+    def net(self) -> BalootNet:
+        """The policy's network (``train.policy.BalootPolicy.net``)."""
+        return cast(BalootNet, self.model.policy.net)
 
     @property
     def steps(self) -> int:
@@ -267,7 +269,7 @@ class Trainer:
             "optimizer": m.policy.optimizer.state_dict(),
             "num_timesteps": int(m.num_timesteps),
             "n_updates": int(m._n_updates),
-            "last_obs": _to_tensor(m._last_obs),
+            "last_obs": _to_tensor(m._last_obs),  # type: ignore[arg-type]  # our VecEnv observes arrays, not dicts
             "last_episode_starts": _to_tensor(m._last_episode_starts),
             "pool": self.pool.state(),
             "games": self.venv.state(),
@@ -287,7 +289,9 @@ class Trainer:
             m.policy.optimizer.load_state_dict(data["optimizer"])
             m.num_timesteps = int(data["num_timesteps"])
             m._n_updates = int(data["n_updates"])
-            m._last_obs = _from_tensor(data["last_obs"], (self.venv.num_envs, *self.venv.observation_space.shape))
+            m._last_obs = _from_tensor(
+                data["last_obs"], (self.venv.num_envs, *(self.venv.observation_space.shape or ()))
+            )
             m._last_episode_starts = _from_tensor(data["last_episode_starts"], (self.venv.num_envs,))
             self.pool.load_state(data["pool"])
             self.venv.load_state(data["games"])
@@ -332,7 +336,7 @@ class Trainer:
             out[f"win_rate_vs_{cat}"] = float(np.mean(wins))
         hands = [h for e in eps for h in e["hands"] if not h["thrown"]]
         if hands:
-            c = Counter()
+            c: Counter[str] = Counter()
             for h in hands:
                 c["called"] += h["called"]
                 c["made"] += h["made"]
@@ -410,7 +414,10 @@ class Trainer:
             self.checkpoint()
         if remaining > 0:
             self.model.learn(
-                total_timesteps=remaining, callback=progress, reset_num_timesteps=not self.resume, log_interval=None
+                total_timesteps=remaining,
+                callback=progress,
+                reset_num_timesteps=not self.resume,
+                log_interval=None,  # type: ignore[arg-type]  # None: no SB3 log lines (train.progress prints ours)
             )
         self.checkpoint()
         self.model.logger.dump(self.steps)
@@ -453,7 +460,7 @@ def _plain(x: Any) -> Any:
 
 
 def _numpy_rng_state() -> dict[str, Any]:
-    key, keys, pos, has_gauss, cached = np.random.get_state()
+    key, keys, pos, has_gauss, cached = cast(tuple[str, np.ndarray, int, int, float], np.random.get_state())
     return {"key": key, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
 
 

@@ -28,6 +28,7 @@ import hashlib
 import json
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,7 @@ def time_onnx(onnx_path: str | Path, obs: np.ndarray, masks: np.ndarray, repeats
 
 
 def time_onnx_models(
-    models: dict[str, str | Path], obs: np.ndarray, masks: np.ndarray, repeats: int = 1
+    models: Mapping[str, str | Path], obs: np.ndarray, masks: np.ndarray, repeats: int = 1
 ) -> dict[str, dict[str, float]]:
     """``time_onnx`` for several models at once, interleaved decision by decision.
 

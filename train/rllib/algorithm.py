@@ -10,6 +10,7 @@ settings from ``ppo:`` (mapped as ``train.rllib.config`` says) and RLlib's EnvRu
 from __future__ import annotations
 
 import functools
+import logging
 import math
 from typing import Any
 
@@ -46,7 +47,7 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning")
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
         return False
     r = cfg.rllib
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
@@ -56,7 +57,7 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
         object_store_memory=r.object_store_mb * 2**20,
         include_dashboard=False,
         log_to_driver=False,
-        logging_level="warning",
+        logging_level=logging.WARNING,
     )
     return True
 
@@ -64,7 +65,7 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
 def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLModuleSpec]:
     """The module of every id the league may name (``main``, snapshots, champions, rule agents)."""
     obs_space = observation_space(cfg.net.privileged_critic, league.heuristic)
-    act_space = BalootMultiAgentEnv({"heuristic": False}).action_spaces[AGENTS[0]]
+    act_space = BalootMultiAgentEnv({"heuristic": False}).get_action_space(AGENTS[0])
     net = {"net": net_spec(cfg).to_dict()}
     specs = {}
     for mid in league.modules():
@@ -93,13 +94,13 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
     specs = module_specs(cfg, league)
     learners = max(1, r.num_learners)
     config = (
-        PPOConfig()
+        PPOConfig()  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
         .environment(BalootMultiAgentEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=r.num_env_runners,
             num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
-            num_cpus_per_env_runner=r.num_cpus_per_env_runner,
+            num_cpus_per_env_runner=r.num_cpus_per_env_runner,  # type: ignore[arg-type]  # ray takes fractions of a CPU
             rollout_fragment_length="auto",
             sample_timeout_s=r.sample_timeout_s,
         )
@@ -108,7 +109,7 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
             num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
             num_gpus_per_learner=r.num_gpus_per_learner,
         )
-        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])
+        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])  # type: ignore[arg-type]  # a callable object
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
         .training(
             train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners,
@@ -126,7 +127,7 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
             kl_coeff=0.0,
             vf_clip_param=float("inf"),
         )
-        .callbacks(functools.partial(LeagueCallbacks, torch_threads=cfg.torch_threads))
+        .callbacks(functools.partial(LeagueCallbacks, torch_threads=cfg.torch_threads))  # type: ignore[arg-type]  # a factory works
         .fault_tolerance(
             restart_failed_env_runners=r.restart_failed_env_runners,
             max_num_env_runner_restarts=r.max_env_runner_restarts,

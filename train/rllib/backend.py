@@ -35,10 +35,11 @@ from torch.utils.tensorboard import SummaryWriter
 
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import BalootNet
+from baloot_env.errors import ConfigError
 from baloot_env.rewards import Reward
 from baloot_io.atomic import remove_stale_temps, write_json_atomic
 from train.checkpoint import RunLock
-from train.config import ConfigError, save_config, to_dict
+from train.config import save_config, to_dict
 from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
 from train.pretrain import pretrain
 from train.progress import progress_line
@@ -130,7 +131,7 @@ class RLlibTrainer:
         else:
             save_config(cfg, self.run_dir / "config.yaml")
             self._record_hparams()
-            self.next = {
+            self.next: dict[str, int | None] = {
                 "checkpoint": cfg.checkpoint_every,
                 "snapshot": cfg.opponents.snapshot_every,
                 "eval": cfg.eval.every if cfg.eval.every > 0 else None,
@@ -147,8 +148,8 @@ class RLlibTrainer:
 
         config = to_dict(self.cfg)
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
-        for summary in hparams(flat_hparams(config), metrics):
-            self.writer.file_writer.add_summary(summary)
+        for summary in hparams(flat_hparams(config), metrics):  # type: ignore[no-untyped-call]  # torch's
+            self.writer.file_writer.add_summary(summary)  # type: ignore[attr-defined]  # open once the writer is
 
     # ------------------------------------------------------------------ weights
     def net_state(self, module_id: str = MAIN) -> dict[str, torch.Tensor]:
@@ -212,8 +213,11 @@ class RLlibTrainer:
         mid = snapshot_id(slot) if category == "self" else champion_id(slot)
         filled = self.league.snapshots if category == "self" else self.league.champions
         if slot >= filled:  # a new module: RLlib adds it everywhere, then the mapping may name it
-            key = "snapshots" if category == "self" else "champions"
-            league = dataclasses.replace(self.league, **{key: filled + 1})
+            league = (
+                dataclasses.replace(self.league, snapshots=filled + 1)
+                if category == "self"
+                else dataclasses.replace(self.league, champions=filled + 1)
+            )
             spec = module_specs(self.cfg, league)[mid]
             self.algo.add_module(
                 module_id=mid,
@@ -280,18 +284,28 @@ class RLlibTrainer:
 
     def _after_update(self, result: dict[str, Any]) -> None:
         """After each PPO iteration: snapshot, evaluation, logs, checkpoint (the SB3 order)."""
-        if self.steps >= self.next["snapshot"]:
+        if self._due("snapshot"):
             self.add_to_league("self", self.net_state())
-            self.next["snapshot"] += self.cfg.opponents.snapshot_every
-        if self.next["eval"] is not None and self.steps >= self.next["eval"]:
+            self._schedule("snapshot", self.cfg.opponents.snapshot_every)
+        if self._due("eval"):
             self.evaluate(self.cfg.eval.deals)
-            self.next["eval"] += self.cfg.eval.every
-        if self.steps >= self.next["log"]:
+            self._schedule("eval", self.cfg.eval.every)
+        if self._due("log"):
             self.log_progress(result)
-            self.next["log"] += self.cfg.log_every
-        if self.steps >= self.next["checkpoint"]:
+            self._schedule("log", self.cfg.log_every)
+        if self._due("checkpoint"):
             self.checkpoint()
-            self.next["checkpoint"] += self.cfg.checkpoint_every
+            self._schedule("checkpoint", self.cfg.checkpoint_every)
+
+    def _due(self, key: str) -> bool:
+        """Whether the scheduled ``key`` (None: never) is due at ``self.steps``."""
+        at = self.next[key]
+        return at is not None and self.steps >= at
+
+    def _schedule(self, key: str, every: int) -> None:
+        at = self.next[key]
+        if at is not None:
+            self.next[key] = at + every
 
     def log_progress(self, result: dict[str, Any]) -> None:
         rate = (self.steps - self.start_step) / max(time.perf_counter() - self.start_time, 1e-9)

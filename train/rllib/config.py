@@ -31,9 +31,9 @@ from typing import Any
 import yaml
 
 from baloot_env.config import from_mapping
+from baloot_env.errors import ConfigError
 from train.config import (
     CONFIG_KEY,
-    ConfigError,
     TrainConfig,
     apply_overrides,
     iter_fields,
@@ -129,7 +129,7 @@ def is_rllib_config(path: str | Path) -> bool:
 
 def rllib_config_help(width: int = 100) -> str:
     """The ``rllib:`` keys with their defaults and meanings (added to ``python -m train --help``)."""
-    lines = [" rllib: (--backend rllib only) " + RayConfig.__doc__.splitlines()[0].replace("``", "")]
+    lines = [" rllib: (--backend rllib only) " + (RayConfig.__doc__ or "").splitlines()[0].replace("``", "")]
     for key, default, meaning in iter_fields(RayConfig, "rllib."):
         left = f"  {key} = {show_value(default)}"
         text = textwrap.wrap(meaning, width=max(30, width - 40)) or [""]

@@ -81,7 +81,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
     """Four seats of one game played by the driver ``Table`` (module docstring)."""
 
     def __init__(self, config: dict[str, Any] | None = None):
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         c = dict(config or {})
         self.rules = RuleConfig.from_dict(c.get("rules") or {})
         self.reward = Reward(
@@ -104,13 +104,13 @@ class BalootMultiAgentEnv(MultiAgentEnv):
 
     # ------------------------------------------------------------------ observing
     def _observe(self, seat: int) -> dict[str, np.ndarray]:
-        table = self.table
+        table, hand = self.table, self.table.current_hand
         obs = {
-            "observations": encode(table.hand, seat, table.context),
-            "action_mask": action_mask(table.hand, seat).astype(np.float32),
+            "observations": encode(hand, seat, table.context),
+            "action_mask": action_mask(hand, seat).astype(np.float32),
         }
         if self.privileged:
-            hands = table.hand.hands
+            hands = hand.hands
             obs["privileged"] = privileged_input([[hands[(seat + k) % NUM_SEATS] for k in range(NUM_SEATS)]])[0]
         if self.heuristic is not None:
             act = self.heuristic.act(PlayerView.from_table(table, seat)) if table.to_act == seat else 0
@@ -118,7 +118,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         return obs
 
     # ------------------------------------------------------------------ reset / step
-    def reset(
+    def reset(  # type: ignore[override]  # agent ids are the seat names (str), not any Hashable
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """A new episode: the first deal from this env's generator (R2.4, R11.2)."""
@@ -132,7 +132,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         seat = self.table.to_act
         return {AGENTS[seat]: self._observe(seat)}, {}
 
-    def step(
+    def step(  # type: ignore[override]  # agent ids are the seat names (str), not any Hashable
         self, action_dict: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """Apply the acting seat's action; rewards at a hand's end to all four seats."""

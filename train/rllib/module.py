@@ -20,7 +20,7 @@ ever trained (``policies_to_train=["main"]``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -64,8 +64,13 @@ class FrozenBalootRLModule(TorchRLModule):
     ``model_config``: ``{"net": NetSpec dict}``.
     """
 
+    @property
+    def settings(self) -> dict[str, Any]:
+        """``model_config`` as the plain dict this module is always given (module docstring)."""
+        return cast(dict[str, Any], self.model_config)
+
     def setup(self) -> None:
-        self.spec = NetSpec.from_dict(self.model_config["net"])
+        self.spec = NetSpec.from_dict(self.settings["net"])
         self.net = BalootNet(self.spec)
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -83,7 +88,7 @@ class BalootRLModule(FrozenBalootRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         super().setup()
-        if self.model_config.get("init", "sb3") == "sb3":
+        if self.settings.get("init", "sb3") == "sb3":
             init_like_sb3(self.net)
 
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
