@@ -88,6 +88,21 @@ def check_output_dir(path: str | os.PathLike[str], what: str) -> None:
             raise InputError(f"{what} {str(path)!r}: the folder {folder} is not writable")
 
 
+def read_yaml(flag: str, path: str, hint: str = "") -> Any:
+    """The data of the YAML (or JSON) file that ``flag`` names, read safely (no file runs code);
+    an empty file is ``{}``.
+
+    Raises:
+        InputError: no such file (``hint`` added), or it cannot be read or parsed.
+    """
+    if not Path(path).is_file():
+        raise InputError(f"{flag} {path!r}: no such file{hint}")
+    try:
+        return yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise InputError(f"{flag} {path!r} cannot be read: {one_line(e)}") from None
+
+
 def rules_arg(items: list[str] | dict[str, Any] | None) -> RuleConfig:
     """The ``RuleConfig`` that ``--rules`` names (``RULES_HELP``), or a ``rules`` mapping of a
     ``--config`` file; None or no items: RULES.md.
@@ -103,13 +118,7 @@ def rules_arg(items: list[str] | dict[str, Any] | None) -> RuleConfig:
     elif not isinstance(items, list) or not all(isinstance(i, str) for i in items):
         raise InputError(f"rules must be KEY=VALUE pairs, a file or a mapping, got {items!r}")
     elif len(items) == 1 and "=" not in items[0]:
-        path = Path(items[0])
-        if not path.is_file():
-            raise InputError(f"--rules {items[0]!r}: no such file (or give KEY=VALUE pairs)")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            raise InputError(f"--rules {items[0]!r} cannot be read: {one_line(e)}") from None
+        data = read_yaml("--rules", items[0], " (or give KEY=VALUE pairs)")
         if isinstance(data, dict) and isinstance(data.get("env"), dict) and "rules" in data["env"]:
             data = data["env"]["rules"] or {}  # a training config: its rules
     else:
@@ -147,13 +156,7 @@ def settings_file(
     known, _ = pre.parse_known_args(argv)
     if known.config is None:
         return {}
-    path = Path(known.config)
-    if not path.is_file():
-        raise InputError(f"--config {known.config!r}: no such file")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise InputError(f"--config {known.config!r} cannot be read: {one_line(e)}") from None
+    data = read_yaml("--config", known.config)
     if not isinstance(data, dict):
         raise InputError(f"--config {known.config!r} must hold a mapping of settings, got {type(data).__name__}")
     flat: dict[str, Any] = {}

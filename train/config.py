@@ -57,6 +57,16 @@ class NetConfig:
     value_hidden: tuple[int, ...] = _f((128,), "widths of the value head's hidden layers")
     privileged_critic: bool = _f(True, "the value head also sees all four hands (training only; the policy never does)")
 
+    def spec(self) -> NetSpec:
+        """The network's architecture over this observation version's inputs."""
+        return NetSpec(
+            trunk=tuple(self.trunk),
+            head_hidden=self.head_hidden,
+            value_hidden=tuple(self.value_hidden),
+            privileged_critic=self.privileged_critic,
+            obs_size=OBS_SIZE,
+        )
+
 
 @dataclass(frozen=True)
 class PPOConfig:
@@ -462,14 +472,7 @@ def _validate_init_from(cfg: TrainConfig) -> None:
         net, _ = load_net(cfg.init_from)
     except BundleError as err:
         raise ConfigError(f"init_from: {_one_line(err)}") from None
-    n = cfg.net
-    want = NetSpec(
-        trunk=tuple(n.trunk),
-        head_hidden=n.head_hidden,
-        value_hidden=tuple(n.value_hidden),
-        privileged_critic=n.privileged_critic,
-        obs_size=OBS_SIZE,
-    )
+    want = cfg.net.spec()
     if net.spec != want:
         raise ConfigError(
             f"init_from: bundle {cfg.init_from} has architecture {net.spec.to_dict()}, "

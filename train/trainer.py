@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -21,26 +20,25 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
 from agents.neural.bundle import BundleError, load_net, save_bundle
-from agents.neural.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet
 from baloot_env.errors import ConfigError
-from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
-from baloot_io.atomic import remove_stale_temps
+from train.call_iteration import improve_calls
 from train.checkpoint import (
     CheckpointError,
-    RunLock,
     has_checkpoint,
     latest_checkpoint,
     load_checkpoint,
     save_checkpoint,
 )
 from train.config import TrainConfig, load_config, save_config, to_dict
-from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
+from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
 from train.pretrain import pretrain
 from train.progress import progress_line
 from train.selfplay import SelfPlayVecEnv
+from train.skeleton import RunFrame
 
 
 class BalootPPO(MaskablePPO):
@@ -83,27 +81,10 @@ def tensorboard_logger(folder: Path) -> TagLogger:
     return TagLogger(base.dir, base.output_formats)
 
 
-def net_spec(cfg: TrainConfig) -> NetSpec:
-    n = cfg.net
-    return NetSpec(
-        trunk=tuple(n.trunk),
-        head_hidden=n.head_hidden,
-        value_hidden=tuple(n.value_hidden),
-        privileged_critic=n.privileged_critic,
-        obs_size=OBS_SIZE,
-    )
-
-
-def _log(msg: str) -> None:
-    print(f"[train {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-class Trainer:
-    """One training run in ``run_dir`` (fresh, or resumed from its latest checkpoint).
-
-    The run holds the lock of its directory (``RunLock``) from the start, before it moves an
-    earlier run aside or touches any file, until ``close()`` (a ``with`` block closes it too);
-    a second run into the same directory is refused with ``RunDirBusyError``.
+class Trainer(RunFrame):
+    """One stable-baselines3 training run in ``run_dir`` (fresh, or resumed from its latest
+    checkpoint), in the frame every run shares (``train.skeleton.RunFrame``: the run dir's lock,
+    seeding, the schedule after each update, evaluation, the end of the run).
 
     Resuming (``resume=True``) restores the latest checkpoint, and with it the promotion state
     that checkpoint recorded (champion pointer, promotion history, ``champions/``), so whatever
@@ -118,32 +99,18 @@ class Trainer:
     the same run on either, and a checkpoint of one resumes on the other.
     """
 
-    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, backend: str = "core"):
-        self.cfg = cfg
-        self.backend = backend  # where the self-play games run (SelfPlayVecEnv): "core" or "python"
-        self.run_dir = Path(cfg.run_dir)
-        self.quiet = quiet
-        self.resume = resume
-        self.evals: list[dict[str, Any]] = []
-        self.start_time = time.perf_counter()
-        self.start_step = 0
-        self.lock = RunLock(self.run_dir)
-        self.lock.acquire()  # before anything reads or moves the run dir
-        try:
-            self._start(cfg, resume, quiet)
-        except BaseException:
-            self.lock.release()
-            raise
+    cfg: TrainConfig
 
-    def _start(self, cfg: TrainConfig, resume: bool, quiet: bool) -> None:
-        # --- seeding: one visible block; every random choice flows from cfg.seed
-        torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed)
-        torch.manual_seed(cfg.seed)
+    def __init__(self, cfg: TrainConfig, resume: bool = False, quiet: bool = False, backend: str = "core"):
+        self.backend = backend  # where the self-play games run (SelfPlayVecEnv): "core" or "python"
+        super().__init__(cfg, resume, quiet)
+
+    def start(self) -> None:
+        cfg, resume = self.cfg, self.resume
+        self.seed_everything()  # one visible block: every random choice flows from cfg.seed
 
         # --- opponents, games, model
-        self.spec = net_spec(cfg)
+        self.spec = cfg.net.spec()
         self.pool = OpponentPool(cfg.opponents, self.spec, cfg.seed + 1000)
         self.venv = SelfPlayVecEnv(
             cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic, backend=self.backend
@@ -167,7 +134,7 @@ class Trainer:
             policy_kwargs={"net_spec": self.spec.to_dict()},
             verbose=0,
         )
-        self.model.after_update = self._after_update
+        self.model.after_update = self.after_update
         # SB3 seeds the env with cfg.seed (MaskablePPO(seed=...)); the games keep their own seed,
         # as they always had, applied at the first reset (BalootVecEnv.seed).
         self.venv.seed(cfg.seed + 2000)
@@ -175,24 +142,9 @@ class Trainer:
             latest_checkpoint(self.run_dir)  # CheckpointError now, before anything is touched, when there is none
         elif cfg.init_from:  # checked before the run dir is touched
             self._init_from(cfg.init_from)
-        for tmp in remove_stale_temps(self.run_dir):  # what killed atomic writes left behind
-            if not quiet:
-                _log(f"removed {tmp}, left by a killed write")
-        if not resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
-            # A fresh run never mixes with an old one's checkpoints or champion; nothing is lost.
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{stamp}")
-            k = 1
-            while kept.exists():
-                kept, k = self.run_dir.with_name(f"{self.run_dir.name}.old-{stamp}-{k}"), k + 1
-            self.run_dir.rename(kept)
-            if not quiet:
-                _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare_run_dir()
         self.model.set_logger(tensorboard_logger(self.run_dir / "tb"))
-        self.next_checkpoint = cfg.checkpoint_every
-        self.next_snapshot = cfg.opponents.snapshot_every
-        self.next_eval = cfg.eval.every if cfg.eval.every > 0 else None
+        self.next = self.first_schedule(logs=False)  # progress lines come from _ProgressCallback
         if resume:
             self._restore()
         else:
@@ -210,23 +162,13 @@ class Trainer:
         self.model.logger.record("hparams", HParam(hparams, metrics), exclude=("stdout", "log", "json", "csv"))
         self.model.logger.dump(0)
 
-    def close(self) -> None:
-        """Release the run dir's lock (the run itself is over or abandoned)."""
-        self.lock.release()
-
-    def __enter__(self) -> Trainer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def _pretrain(self) -> None:
         """Behaviour-cloning warm start (``train.pretrain``), before the first PPO update."""
 
         if self.cfg.pretrain.positions <= 0:
             return
         if not self.quiet:
-            _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
+            self.log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
         e = self.cfg.env
         reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
         stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, e.rules, reward, self.quiet)
@@ -248,7 +190,7 @@ class Trainer:
             )
         self.net.load_state_dict(net.state_dict())
         if not self.quiet:
-            _log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
+            self.log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
 
     @property
     def net(self) -> BalootNet:
@@ -273,7 +215,7 @@ class Trainer:
             "last_episode_starts": _to_tensor(m._last_episode_starts),
             "pool": self.pool.state(),
             "games": self.venv.state(),
-            "schedule": {"checkpoint": self.next_checkpoint, "snapshot": self.next_snapshot, "eval": self.next_eval},
+            "schedule": dict(self.next),
             "evals": _plain(self.evals),
             "promotion": promotion_state(self.run_dir),
             "rng": {"python": random.getstate(), "numpy": _numpy_rng_state(), "torch": torch.get_rng_state()},
@@ -295,8 +237,7 @@ class Trainer:
             m._last_episode_starts = _from_tensor(data["last_episode_starts"], (self.venv.num_envs,))
             self.pool.load_state(data["pool"])
             self.venv.load_state(data["games"])
-            s = data["schedule"]
-            self.next_checkpoint, self.next_snapshot, self.next_eval = s["checkpoint"], s["snapshot"], s["eval"]
+            self.next = {key: data["schedule"][key] for key in ("checkpoint", "snapshot", "eval")}
             self.evals = list(data["evals"])
             rng = data["rng"]
             random.setstate(_python_rng_state(rng["python"]))
@@ -307,20 +248,24 @@ class Trainer:
             raise CheckpointError(f"checkpoint {path} does not fit this run: {type(e).__name__}: {e}") from None
         restore_promotion_state(self.run_dir, promotion)  # undo what a killed run did after this checkpoint
         self.start_step = self.steps
-        _log(f"resumed {self.run_dir} at step {self.steps:,}")
+        self.log(f"resumed {self.run_dir} at step {self.steps:,}")
 
-    # ------------------------------------------------------------------ hooks
-    def _after_update(self) -> None:
-        """After each PPO update: snapshots, evaluation, logs, checkpoints (in that order)."""
-        if self.steps >= self.next_snapshot:
-            self.pool.add_snapshot(f"step_{self.steps}", self.net.state_dict())
-            self.next_snapshot += self.cfg.opponents.snapshot_every
-        if self.next_eval is not None and self.steps >= self.next_eval:
-            self.evaluate(self.cfg.eval.deals)
-            self.next_eval += self.cfg.eval.every
-        if self.steps >= self.next_checkpoint:
-            self.checkpoint()
-            self.next_checkpoint += self.cfg.checkpoint_every
+    def has_checkpoint(self) -> bool:
+        return has_checkpoint(self.run_dir)
+
+    # ------------------------------------------------------------------ opponents and figures
+    def add_snapshot(self) -> None:
+        self.pool.add_snapshot(f"step_{self.steps}", self.net.state_dict())
+
+    def add_champion(self, candidate: Path) -> None:
+        net, _ = load_net(candidate)
+        self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
+
+    def scalar(self, key: str, value: float) -> None:
+        self.model.logger.record(key, value)
+
+    def flush(self) -> None:
+        self.model.logger.dump(self.steps)  # at the step of the evaluation (with this update's train/* figures)
 
     def selfplay_stats(self) -> dict[str, float]:
         """Win rates by opponent and bidding figures over recent episodes."""
@@ -359,7 +304,7 @@ class Trainer:
         for k, v in stats.items():
             logger.record(f"selfplay/{k}", v)
         if not self.quiet:
-            _log(progress_line(self.steps, self.cfg.ppo.total_steps, rate, stats, self.evals))
+            self.log(progress_line(self.steps, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ evaluation
     def export_bundle(self, path: Path, evaluations: list[dict[str, Any]] | None = None) -> Path:
@@ -372,46 +317,15 @@ class Trainer:
             evaluations=evaluations,
         )
 
-    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict[str, Any]]:
-        """Duplicate evaluation of the current policy (greedy) against ``heuristic`` and the champion.
-
-        Then, unless this is the final evaluation, the promotion rule (``eval.promote``) decides
-        whether the current policy replaces the run's champion; a promoted policy also joins the
-        opponent pool as a champion (``train.evaluation.evaluate_run``, shared with RLlib).
-        """
-
-        logger = self.model.logger
-
-        def add_champion(candidate: Path) -> None:
-            net, _ = load_net(candidate)
-            self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
-
-        results = evaluate_run(
-            self.cfg,
-            self.run_dir,
-            self.steps,
-            self.export_bundle(self.run_dir / "bundles" / "current"),
-            deals,
-            final=final,
-            deal_set=deal_set,
-            scalar=logger.record,
-            add_champion=add_champion,
-            log=None if self.quiet else _log,
-        )
-        self.evals += results
-        logger.dump(self.steps)  # at the step the evaluation was made (with this update's train/* figures)
-        return results
-
     # ------------------------------------------------------------------ run
-    def run(self) -> dict[str, Any]:
+    def train(self) -> None:
         cfg = self.cfg
-        self.start_time = time.perf_counter()  # throughput counts PPO only, not the warm start
         remaining = cfg.ppo.total_steps - self.steps
         if not self.quiet:
-            _log(f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}")
+            self.log(
+                f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}"
+            )
         progress = _ProgressCallback(self)
-        if not has_checkpoint(self.run_dir):  # right after the warm start: a kill never costs it again
-            self.checkpoint()
         if remaining > 0:
             self.model.learn(
                 total_timesteps=remaining,
@@ -419,13 +333,16 @@ class Trainer:
                 reset_num_timesteps=not self.resume,
                 log_interval=None,  # type: ignore[arg-type]  # None: no SB3 log lines (train.progress prints ours)
             )
-        self.checkpoint()
         self.model.logger.dump(self.steps)
-        return {
-            "steps": self.steps,
-            "seconds": time.perf_counter() - self.start_time,
-            "selfplay": self.selfplay_stats(),
-        }
+
+    def after_training(self) -> dict[str, Any]:
+        """The call step (``calls.positions`` > 0): searched calls teach the bid head
+        (``train.call_iteration``)."""
+        cfg = self.cfg
+        fit = (
+            improve_calls(self.net, cfg.env.rules, cfg.calls, cfg.seed, self.quiet) if cfg.calls.positions > 0 else None
+        )
+        return {"calls": fit}
 
 
 def flat_hparams(config: dict[str, Any], prefix: str = "") -> dict[str, bool | int | float | str]:

@@ -411,14 +411,13 @@ def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
     from agents.neural.bundle import save_bundle
     from agents.neural.network import BalootNet
     from train.run import run_training
-    from train.trainer import net_spec
 
     d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
     d.update(
         pretrain={"positions": 0}, eval={"every": 0, "promote": False, "final_deals": 2, "final_deal_set": "small"}
     )
     d["ppo"]["total_steps"] = 128
-    save_bundle(tmp_path / "start", BalootNet(net_spec(config_from_dict(d))), name="start")
+    save_bundle(tmp_path / "start", BalootNet(config_from_dict(d).net.spec()), name="start")
     d["init_from"] = str(tmp_path / "start")
     run_training(_write_config(tmp_path, d), [], None, quiet=True)
     shutil.rmtree(tmp_path / "start")

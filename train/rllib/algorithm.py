@@ -19,23 +19,10 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from agents.neural.network import NetSpec
-from baloot_env.observation import OBS_SIZE
 from train.rllib.config import RLlibTrainConfig
 from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
 from train.rllib.league import MAIN, LeagueCallbacks, LeagueMapping
 from train.rllib.module import BalootRLModule, FrozenBalootRLModule, HeuristicRLModule, RandomRLModule
-
-
-def net_spec(cfg: RLlibTrainConfig) -> NetSpec:
-    n = cfg.net
-    return NetSpec(
-        trunk=tuple(n.trunk),
-        head_hidden=n.head_hidden,
-        value_hidden=tuple(n.value_hidden),
-        privileged_critic=n.privileged_critic,
-        obs_size=OBS_SIZE,
-    )
 
 
 def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
@@ -66,7 +53,7 @@ def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLMo
     """The module of every id the league may name (``main``, snapshots, champions, rule agents)."""
     obs_space = observation_space(cfg.net.privileged_critic, league.heuristic)
     act_space = BalootMultiAgentEnv({"heuristic": False}).get_action_space(AGENTS[0])
-    net = {"net": net_spec(cfg).to_dict()}
+    net = {"net": cfg.net.spec().to_dict()}
     specs = {}
     for mid in league.modules():
         cls = {MAIN: BalootRLModule, "heuristic": HeuristicRLModule, "random": RandomRLModule}.get(

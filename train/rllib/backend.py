@@ -20,15 +20,10 @@ run is not bit-identical to an unbroken one: RLlib's samplers are not reseeded m
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import random
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import ray
 import torch
 from torch.utils.tensorboard import SummaryWriter
@@ -37,13 +32,11 @@ from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import BalootNet
 from baloot_env.errors import ConfigError
 from baloot_env.rewards import Reward
-from baloot_io.atomic import remove_stale_temps, write_json_atomic
-from train.checkpoint import RunLock
 from train.config import save_config, to_dict
-from train.evaluation import EVAL_TAG, evaluate_run, promotion_state, restore_promotion_state
+from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.pretrain import pretrain
 from train.progress import progress_line
-from train.rllib.algorithm import build_algorithm, connect_ray, module_specs, net_spec
+from train.rllib.algorithm import build_algorithm, connect_ray, module_specs
 from train.rllib.checkpoint import (
     checkpoint_to_bundle,
     latest_checkpoint,
@@ -54,7 +47,7 @@ from train.rllib.checkpoint import (
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
 from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
 from train.rllib.module import init_like_sb3, net_state
-from train.run import format_summary
+from train.skeleton import RunFrame
 from train.trainer import flat_hparams
 
 # RLlib's learner figures -> the SB3 backend's tags (CleanRL's sections, train.trainer.tag); RLlib
@@ -69,39 +62,31 @@ LOSSES = {
 }
 
 
-def _log(msg: str) -> None:
-    print(f"[train rllib {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+class RLlibTrainer(RunFrame):
+    """One RLlib training run in ``run_dir`` (fresh, or resumed from its latest checkpoint), in
+    the frame every run shares (``train.skeleton.RunFrame``); closing it stops the algorithm and,
+    if it started Ray, Ray too."""
 
-
-class RLlibTrainer:
-    """One RLlib training run in ``run_dir`` (fresh, or resumed from its latest checkpoint).
-
-    Holds the run directory's lock (``train.checkpoint.RunLock``) from the start until
-    ``close()``, as the SB3 trainer does; stops the algorithm and, if it started Ray, Ray too.
-    """
+    LOG_PREFIX = "train rllib"
+    cfg: RLlibTrainConfig
 
     def __init__(self, cfg: RLlibTrainConfig, resume: bool = False, quiet: bool = False, address: str | None = None):
-        self.cfg, self.resume, self.quiet = cfg, resume, quiet
-        self.run_dir = Path(cfg.run_dir)
-        self.evals: list[dict[str, Any]] = []
-        self.steps = self.start_step = 0
+        self.address = address
+        self._steps = 0
         self.algo: Any = None
         self.owns_ray = False
-        self.lock = RunLock(self.run_dir)
-        self.lock.acquire()
-        try:
-            self._start(address)
-        except BaseException:
-            self.close()
-            raise
+        self.writer: SummaryWriter | None = None
+        self.last_result: dict[str, Any] = {}
+        super().__init__(cfg, resume, quiet)
 
-    def _start(self, address: str | None) -> None:
+    @property
+    def steps(self) -> int:
+        return self._steps
+
+    def start(self) -> None:
         cfg = self.cfg
-        # --- seeding: the driver's generators; RLlib seeds each EnvRunner from cfg.seed and its index
-        torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        np.random.seed(cfg.seed)
-        torch.manual_seed(cfg.seed)
+        # the driver's generators; RLlib seeds each EnvRunner from cfg.seed and its index
+        self.seed_everything()
         o = cfg.opponents
         weights = (o.self_weight, o.champion_weight, o.heuristic_weight, o.random_weight)
         state: dict[str, Any] | None = None
@@ -110,19 +95,11 @@ class RLlibTrainer:
             state = read_state(ckpt)
         elif cfg.init_from:
             self._init_weights = self._bundle_weights(cfg.init_from)
-        removed = remove_partial_checkpoints(self.run_dir) + remove_stale_temps(self.run_dir)
-        if removed and not self.quiet:
-            _log(f"removed {', '.join(p.name for p in removed)}, left by a killed run")
-        if not self.resume and self.run_dir.exists() and any(self.run_dir.iterdir()):
-            kept = self.run_dir.with_name(f"{self.run_dir.name}.old-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
-            self.run_dir.rename(kept)
-            if not self.quiet:
-                _log(f"{self.run_dir} held an earlier run: moved it to {kept} (use --resume to continue a run)")
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.prepare_run_dir(remove_partial_checkpoints(self.run_dir))
         league = state["league"] if state else {"snapshots": 1, "champions": 0, "next_snapshot": 1, "next_champion": 0}
         self.league = LeagueMapping(weights, league["snapshots"], league["champions"], o.heuristic_weight > 0)
         self.next_slot = {"self": league["next_snapshot"], "champion": league["next_champion"]}
-        self.owns_ray = connect_ray(cfg, address)
+        self.owns_ray = connect_ray(cfg, self.address)
         self.algo = build_algorithm(cfg, self.league)
         self.writer = SummaryWriter(str(self.run_dir / "tb"))
         self.sums: dict[str, float] = {}
@@ -131,12 +108,7 @@ class RLlibTrainer:
         else:
             save_config(cfg, self.run_dir / "config.yaml")
             self._record_hparams()
-            self.next: dict[str, int | None] = {
-                "checkpoint": cfg.checkpoint_every,
-                "snapshot": cfg.opponents.snapshot_every,
-                "eval": cfg.eval.every if cfg.eval.every > 0 else None,
-                "log": cfg.log_every,
-            }
+            self.next = self.first_schedule(logs=True)
             self._warm_start()
             self.set_weights(snapshot_id(0), self.net_state())
 
@@ -148,8 +120,9 @@ class RLlibTrainer:
 
         config = to_dict(self.cfg)
         metrics = {f"{EVAL_TAG}/dev/mean_vs_heuristic": 0.0, "selfplay/episode_reward": 0.0}
+        writer = self._writer()
         for summary in hparams(flat_hparams(config), metrics):  # type: ignore[no-untyped-call]  # torch's
-            self.writer.file_writer.add_summary(summary)  # type: ignore[attr-defined]  # open once the writer is
+            writer.file_writer.add_summary(summary)  # type: ignore[attr-defined]  # open once the writer is
 
     # ------------------------------------------------------------------ weights
     def net_state(self, module_id: str = MAIN) -> dict[str, torch.Tensor]:
@@ -177,10 +150,10 @@ class RLlibTrainer:
             net, _ = load_net(path)
         except BundleError as e:
             raise ConfigError(f"init_from: {e}") from None
-        if net.spec != net_spec(self.cfg):
+        if net.spec != self.cfg.net.spec():
             raise ConfigError(
                 f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
-                f"but this run's net config gives {net_spec(self.cfg).to_dict()}"
+                f"but this run's net config gives {self.cfg.net.spec().to_dict()}"
             )
         return net.state_dict()
 
@@ -193,15 +166,15 @@ class RLlibTrainer:
             return
 
         e = self.cfg.env
-        net = BalootNet(net_spec(self.cfg))
+        net = BalootNet(self.cfg.net.spec())
         init_like_sb3(net)
         if not self.quiet:
-            _log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
+            self.log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
         stats = pretrain(
             net, self.cfg.pretrain, self.cfg.seed, e.rules, Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet
         )
         for k, v in stats.items():
-            self.writer.add_scalar(f"pretrain/{k}", v, 0)
+            self._writer().add_scalar(f"pretrain/{k}", v, 0)
         self.set_weights(MAIN, net.state_dict())
 
     # ------------------------------------------------------------------ league
@@ -248,7 +221,7 @@ class RLlibTrainer:
 
     def _restore(self, ckpt: Path, state: dict[str, Any]) -> None:
         self.algo.restore_from_path(str((ckpt / "algorithm").resolve()))
-        self.steps = self.start_step = int(state["steps"])
+        self._steps = self.start_step = int(state["steps"])
         self.next = dict(state["schedule"])
         self.evals = list(state["evals"])
         restore_promotion_state(self.run_dir, state["promotion"])  # undo what the killed run did after it
@@ -256,17 +229,17 @@ class RLlibTrainer:
         for mid in self.league.modules():
             if mid not in ("heuristic", "random"):
                 self.set_weights(mid, self.net_state(mid))
-        _log(f"resumed {self.run_dir} at step {self.steps:,} from {ckpt.name}")
+        self.log(f"resumed {self.run_dir} at step {self.steps:,} from {ckpt.name}")
+
+    def has_checkpoint(self) -> bool:
+        return (self.run_dir / "checkpoints").is_dir()
 
     # ------------------------------------------------------------------ run
-    def run(self) -> dict[str, Any]:
+    def train(self) -> None:
         cfg = self.cfg
-        if not self.resume and not (self.run_dir / "checkpoints").is_dir():
-            self.checkpoint()  # right after the warm start: a kill never costs it again
-        self.start_time = time.perf_counter()
         if not self.quiet:
             r = cfg.rllib
-            _log(
+            self.log(
                 f"run {self.run_dir}: {max(0, cfg.ppo.total_steps - self.steps):,} learner decisions to go, "
                 f"{r.num_env_runners} EnvRunners x {-(-cfg.ppo.n_envs // max(1, r.num_env_runners))} games, "
                 f"{max(1, r.num_learners)} learner(s), seed {cfg.seed}"
@@ -274,42 +247,40 @@ class RLlibTrainer:
         while self.steps < cfg.ppo.total_steps:
             result = self.algo.train()
             sampled = result.get("env_runners", {}).get("num_module_steps_sampled", {})
-            self.steps += int(sampled.get(MAIN, 0))
+            self._steps += int(sampled.get(MAIN, 0))
             for k, v in result.get("env_runners", {}).get("selfplay", {}).items():
                 self.sums[k] = self.sums.get(k, 0.0) + float(v)
-            self._after_update(result)
-        self.checkpoint()
-        elapsed = time.perf_counter() - self.start_time
-        return {"steps": self.steps, "seconds": elapsed, "selfplay": selfplay_stats(self.sums)}
+            self.last_result = result
+            self.after_update()
 
-    def _after_update(self, result: dict[str, Any]) -> None:
-        """After each PPO iteration: snapshot, evaluation, logs, checkpoint (the SB3 order)."""
-        if self._due("snapshot"):
-            self.add_to_league("self", self.net_state())
-            self._schedule("snapshot", self.cfg.opponents.snapshot_every)
-        if self._due("eval"):
-            self.evaluate(self.cfg.eval.deals)
-            self._schedule("eval", self.cfg.eval.every)
-        if self._due("log"):
-            self.log_progress(result)
-            self._schedule("log", self.cfg.log_every)
-        if self._due("checkpoint"):
-            self.checkpoint()
-            self._schedule("checkpoint", self.cfg.checkpoint_every)
+    def selfplay_stats(self) -> dict[str, float]:
+        return selfplay_stats(self.sums)
 
-    def _due(self, key: str) -> bool:
-        """Whether the scheduled ``key`` (None: never) is due at ``self.steps``."""
-        at = self.next[key]
-        return at is not None and self.steps >= at
+    def after_training(self) -> dict[str, Any]:
+        return {"backend": "rllib"}
 
-    def _schedule(self, key: str, every: int) -> None:
-        at = self.next[key]
-        if at is not None:
-            self.next[key] = at + every
+    def add_snapshot(self) -> None:
+        self.add_to_league("self", self.net_state())
 
-    def log_progress(self, result: dict[str, Any]) -> None:
+    def add_champion(self, candidate: Path) -> None:
+        net, _ = load_net(candidate)
+        self.add_to_league("champion", net.state_dict())
+
+    def _writer(self) -> SummaryWriter:
+        if self.writer is None:
+            raise RuntimeError("the run has no TensorBoard writer yet")
+        return self.writer
+
+    def scalar(self, key: str, value: float) -> None:
+        self._writer().add_scalar(key, value, self.steps)
+
+    def flush(self) -> None:
+        self._writer().flush()
+
+    def log_progress(self) -> None:
+        result = self.last_result
         rate = (self.steps - self.start_step) / max(time.perf_counter() - self.start_time, 1e-9)
-        w, s = self.writer, self.steps
+        w, s = self._writer(), self.steps
         w.add_scalar("charts/decisions_per_s", rate, s)
         w.add_scalar("charts/learner_decisions", s, s)
         learner = result.get("learners", {}).get(MAIN, {})
@@ -325,7 +296,7 @@ class RLlibTrainer:
         self.last_stats, self.sums = stats, {}
         w.flush()
         if not self.quiet:
-            _log(progress_line(s, self.cfg.ppo.total_steps, rate, stats, self.evals))
+            self.log(progress_line(s, self.cfg.ppo.total_steps, rate, stats, self.evals))
 
     # ------------------------------------------------------------------ bundles and evaluation
     def export_bundle(self, path: Path, evaluations: list[dict[str, Any]] | None = None) -> Path:
@@ -334,48 +305,16 @@ class RLlibTrainer:
         ckpt = self.checkpoint()
         return checkpoint_to_bundle(ckpt, path, name=f"{self.run_dir.name}@{self.steps}", evaluations=evaluations)
 
-    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict[str, Any]]:
-        """Duplicate evaluation against ``heuristic`` and the champion, and (not final) the
-        promotion rule, exactly as the SB3 backend (``train.evaluation.evaluate_run``)."""
-
-        def add_champion(candidate: Path) -> None:
-            net, _ = load_net(candidate)
-            self.add_to_league("champion", net.state_dict())
-
-        results = evaluate_run(
-            self.cfg,
-            self.run_dir,
-            self.steps,
-            self.export_bundle(self.run_dir / "bundles" / "current"),
-            deals,
-            final=final,
-            deal_set=deal_set,
-            scalar=lambda key, value: self.writer.add_scalar(key, value, self.steps),
-            add_champion=add_champion,
-            log=None if self.quiet else _log,
-        )
-        self.evals += results
-        self.writer.flush()
-        return results
-
-    def close(self) -> None:
-        """Stop the algorithm (and the Ray this process started), release the run dir's lock."""
-        try:
-            if getattr(self, "writer", None) is not None:
-                self.writer.close()
-            if self.algo is not None:
-                self.algo.stop()
-                self.algo = None
-            if self.owns_ray and ray.is_initialized():
-                ray.shutdown()
-        finally:
-            self.lock.release()
-
-    def __enter__(self) -> RLlibTrainer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def stop(self) -> None:
+        """Stop the algorithm (and the Ray this process started)."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+        if self.algo is not None:
+            self.algo.stop()
+            self.algo = None
+        if self.owns_ray and ray.is_initialized():
+            ray.shutdown()
 
 
 def train_from_args(
@@ -395,21 +334,4 @@ def run_rllib_training(
     ``train.run.run_training`` does for the SB3 backend."""
 
     with train_from_args(config, overrides, resume, quiet, address) as trainer:
-        stats = trainer.run()
-        cfg = trainer.cfg
-        final = trainer.evaluate(cfg.eval.final_deals, final=True, deal_set=cfg.eval.final_deal_set)
-        bundle = trainer.export_bundle(trainer.run_dir / "bundles" / "final", evaluations=final)
-        summary = {
-            "run_dir": str(trainer.run_dir),
-            "backend": "rllib",
-            "steps": stats["steps"],
-            "seconds": round(stats["seconds"], 1),
-            "decisions_per_s": round((stats["steps"] - trainer.start_step) / max(stats["seconds"], 1e-9), 1),
-            "selfplay": stats["selfplay"],
-            "final_evaluation": final,
-            "bundle": str(bundle),
-            "champion": json.loads((trainer.run_dir / "champion.json").read_text())["champion"],
-        }
-        write_json_atomic(trainer.run_dir / "summary.json", summary)
-        print(format_summary(summary), file=sys.stdout, flush=True)
-        return summary
+        return trainer.finish()

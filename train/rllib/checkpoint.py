@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from agents.neural.bundle import save_bundle
-from agents.neural.network import NetSpec
-from baloot_env.observation import OBS_SIZE
+from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic
+from train.config import CONFIG_KEY, NetConfig
 
 CHECKPOINTS = "checkpoints"
 ALGORITHM = "algorithm"
@@ -185,14 +185,7 @@ def checkpoint_to_bundle(
     checkpoint = Path(checkpoint)
     state = read_state(checkpoint)
     cfg = state["config"]
-    n = cfg["net"]
-    spec = NetSpec(
-        trunk=tuple(n["trunk"]),
-        head_hidden=n["head_hidden"],
-        value_hidden=tuple(n["value_hidden"]),
-        privileged_critic=n["privileged_critic"],
-        obs_size=OBS_SIZE,
-    )
+    spec = from_mapping(NetConfig, cfg["net"], CONFIG_KEY, "net").spec()
     weights = read_main_weights(checkpoint)
     try:
         net = net_from_module_state(spec, weights)
