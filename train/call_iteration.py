@@ -50,6 +50,7 @@ from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
 from eval.cli import CONFIG_HELP, InputError, OneLineParser, one_line, settings_file
 from train.config import CallsConfig, iter_fields, validate_calls
+from train.supervised import Fit, fit
 
 HELD_OUT = 0.05
 
@@ -137,28 +138,32 @@ def train_bid_head(
     gen = np.random.default_rng(seed)
     order = gen.permutation(len(labels))
     n_held = max(1, int(len(labels) * HELD_OUT))
-    held, fit = order[:n_held], order[n_held:]
+    held, rows = order[:n_held], order[n_held:]
     o, m, y = torch.from_numpy(obs), torch.from_numpy(masks), torch.from_numpy(labels)
     before = _agreement(net, o[held], m[held], y[held])
     for p in net.parameters():
         p.requires_grad_(False)
     for p in net.bid_head.parameters():
         p.requires_grad_(True)
-    opt = torch.optim.Adam(net.bid_head.parameters(), lr=cfg.learning_rate)
-    for epoch in range(cfg.epochs):
-        perm = fit[gen.permutation(len(fit))]
-        total = 0.0
-        for start in range(0, len(perm), cfg.batch_size):
-            idx = torch.from_numpy(perm[start : start + cfg.batch_size])
-            logits, _ = net(o[idx], m[idx])
-            loss = torch.nn.functional.cross_entropy(logits, y[idx])
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
-            opt.step()
-            total += float(loss.detach()) * len(idx)
+
+    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        logits, _ = net(o[idx], m[idx])
+        loss = torch.nn.functional.cross_entropy(logits, y[idx])
+        return loss, {"loss": float(loss.detach()) * len(idx)}
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
         if epoch == cfg.epochs - 1 or (epoch + 1) % 5 == 0:
             acc = _agreement(net, o[held], m[held], y[held])
-            _log(f"epoch {epoch + 1}/{cfg.epochs}: loss {total / len(perm):.3f}, held-out agreement {acc:.1%}", quiet)
+            _log(f"epoch {epoch + 1}/{cfg.epochs}: loss {means['loss']:.3f}, held-out agreement {acc:.1%}", quiet)
+
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate)
+    fit(
+        net.bid_head.parameters(),
+        how,
+        lambda epoch: torch.from_numpy(rows[gen.permutation(len(rows))]),
+        batch_loss,
+        after_epoch,
+    )
     for p in net.parameters():
         p.requires_grad_(True)
     return {

@@ -48,6 +48,7 @@ from baloot_env.rules import RuleConfig
 from eval.cli import CONFIG_HELP, InputError, OneLineParser, check_output_dir, check_range, one_line, settings_file
 from eval.deals import load_named
 from train.evaluation import evaluate_bundle
+from train.supervised import Fit, fit
 
 HELD_OUT = 0.05
 
@@ -156,35 +157,32 @@ def train_student(
     val, tr = np.flatnonzero(data["held_out"]), np.flatnonzero(~data["held_out"])
     data = {k: v for k, v in data.items() if k != "held_out"}
     t = {k: torch.from_numpy(v) for k, v in data.items()}
-    opt = torch.optim.Adam(student.parameters(), lr=cfg.learning_rate)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=cfg.epochs * -(-len(tr) // cfg.batch_size))
     out: dict[str, float] = {}
-    for epoch in range(1, cfg.epochs + 1):
+
+    def order(epoch: int) -> torch.Tensor:
         student.train()
-        perm = tr[rng.permutation(len(tr))]
-        total = 0.0
-        for lo in range(0, len(perm), cfg.batch_size):
-            idx = torch.from_numpy(perm[lo : lo + cfg.batch_size])
-            loss, _ = _loss(
-                student, t["obs"][idx], t["masks"][idx], t["probs"][idx], t["values"][idx], cfg.value_weight
-            )
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
+        return torch.from_numpy(tr[rng.permutation(len(tr))])
+
+    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        loss, _ = _loss(student, t["obs"][idx], t["masks"][idx], t["probs"][idx], t["values"][idx], cfg.value_weight)
+        return loss, {"train_loss": float(loss.detach()) * len(idx)}
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
         student.eval()
         with torch.no_grad():
             vi = torch.from_numpy(val)
             vloss, agree = _loss(
                 student, t["obs"][vi], t["masks"][vi], t["probs"][vi], t["values"][vi], cfg.value_weight
             )
-        out = {"train_loss": total / len(tr), "held_out_loss": float(vloss), "held_out_agreement": float(agree)}
+        out.update(train_loss=means["train_loss"], held_out_loss=float(vloss), held_out_agreement=float(agree))
         _log(
-            f"{label} epoch {epoch}/{cfg.epochs}: loss {out['train_loss']:.4f}, held out {out['held_out_loss']:.4f}, "
+            f"{label} epoch {epoch + 1}/{cfg.epochs}: loss {out['train_loss']:.4f}, held out {out['held_out_loss']:.4f}, "
             f"same action as the teacher {out['held_out_agreement']:.1%}",
             quiet,
         )
+
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, cosine=True)
+    fit(student.parameters(), how, order, batch_loss, after_epoch)
     return out
 
 

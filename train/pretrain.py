@@ -45,6 +45,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
+from train.supervised import Fit, fit
 
 
 def collect(
@@ -292,36 +293,28 @@ def pretrain(
         )
     t_collect = time.perf_counter() - t0
     gen = torch.Generator().manual_seed(seed)
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     X, M = torch.from_numpy(obs), torch.from_numpy(masks)
     T, V = torch.from_numpy(targets), torch.from_numpy(values)
     aug = SuitPermutations(X.shape[1]) if cfg.augment else None
     n = len(X)
-    stats = {}
-    for epoch in range(cfg.epochs):
-        order = torch.randperm(n, generator=gen)
-        tot_pi = tot_v = correct = 0.0
-        for s in range(0, n, cfg.batch_size):
-            idx = order[s : s + cfg.batch_size]
-            xb, mb, tb = X[idx], M[idx], T[idx]
-            if aug is not None:  # each position under a random renaming of the suits
-                xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
-            logits, value = net(xb, mb)
-            loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
-            loss_v = F.mse_loss(value, V[idx])
-            loss = loss_pi + cfg.value_weight * loss_v
-            opt.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
-            opt.step()
-            tot_pi += loss_pi.item() * len(idx)
-            tot_v += loss_v.item() * len(idx)
-            correct += (logits.argmax(1) == tb.argmax(1)).sum().item()
-        stats = {
-            "policy_loss": tot_pi / n,
-            "value_loss": tot_v / n,
-            "train_accuracy": correct / n,
-            "heldout_accuracy": imitation_accuracy(net, held),
+    stats: dict[str, Any] = {}
+
+    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        xb, mb, tb = X[idx], M[idx], T[idx]
+        if aug is not None:  # each position under a random renaming of the suits
+            xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
+        logits, value = net(xb, mb)
+        loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
+        loss_v = F.mse_loss(value, V[idx])
+        figures = {
+            "policy_loss": loss_pi.item() * len(idx),
+            "value_loss": loss_v.item() * len(idx),
+            "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
         }
+        return loss_pi + cfg.value_weight * loss_v, figures
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
+        stats.update(means, heldout_accuracy=imitation_accuracy(net, held))
         if not quiet:
             print(
                 f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['heldout_accuracy']:.1%} "
@@ -330,6 +323,9 @@ def pretrain(
                 file=sys.stderr,
                 flush=True,
             )
+
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate)
+    fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0
     stats["collect_seconds"] = t_collect

@@ -1,0 +1,70 @@
+"""The one supervised loop (``train.supervised.fit``): minibatches in the caller's order, figures
+summed over the epoch and divided by its rows, Adam on the given parameters only, cosine annealing."""
+
+import torch
+
+from train.supervised import Fit, fit
+
+
+def test_minibatches_follow_the_order_and_figures_are_means_over_the_rows():
+    w = torch.nn.Parameter(torch.zeros(1))
+    seen, means = [], []
+    rows = torch.tensor([4, 0, 3, 1, 2])
+
+    def batch_loss(idx):
+        seen.append(idx.tolist())
+        return (w - 1.0).pow(2).sum(), {"rows": float(len(idx)), "ones": 1.0}
+
+    fit(
+        [w],
+        Fit(epochs=2, batch_size=2, learning_rate=0.1),
+        lambda epoch: rows,
+        batch_loss,
+        lambda e, m: means.append((e, m)),
+    )
+    assert seen == [[4, 0], [3, 1], [2]] * 2
+    # "rows" sums to 5 over 5 rows; "ones" counts 3 batches over 5 rows
+    assert means == [(0, {"rows": 1.0, "ones": 0.6}), (1, {"rows": 1.0, "ones": 0.6})]
+    assert 0.0 < w.item() < 1.0  # Adam moved it toward the minimum
+
+
+def test_only_the_given_parameters_learn_and_the_loss_falls():
+    torch.manual_seed(0)
+    x = torch.randn(64, 3)
+    y = x @ torch.tensor([1.0, -2.0, 0.5])
+    a, b = torch.nn.Linear(3, 1, bias=False), torch.nn.Linear(3, 1, bias=False)
+    before_b = b.weight.detach().clone()
+    losses = []
+
+    def batch_loss(idx):
+        loss = ((a(x[idx]).squeeze(1) + b(x[idx]).squeeze(1) - y[idx]) ** 2).mean()
+        return loss, {"loss": loss.item() * len(idx)}
+
+    fit(
+        a.parameters(),
+        Fit(30, 16, 0.05),
+        lambda e: torch.randperm(64),
+        batch_loss,
+        lambda e, m: losses.append(m["loss"]),
+    )
+    assert torch.equal(b.weight, before_b)
+    assert losses[-1] < 0.1 * losses[0]
+
+
+def test_cosine_annealing_shrinks_the_steps_toward_zero():
+    def steps(cosine):
+        w = torch.nn.Parameter(torch.full((1,), 5.0))
+        values = []
+
+        def batch_loss(idx):
+            values.append(w.item())
+            return w.sum(), {}  # a constant gradient: each Adam step is about the step size
+
+        fit([w], Fit(3, 2, 0.1, cosine=cosine), lambda e: torch.arange(4), batch_loss)
+        values.append(w.item())
+        return [a - b for a, b in zip(values, values[1:], strict=False)]
+
+    plain, annealed = steps(False), steps(True)
+    assert len(plain) == len(annealed) == 6
+    assert min(plain) > 0.9 * max(plain)  # a constant step size
+    assert annealed[-1] < 0.1 * annealed[0]  # 0.1 * (1 + cos(5 pi / 6)) / 2 = 0.0067 at the last step

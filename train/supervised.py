@@ -1,0 +1,60 @@
+"""The one supervised loop: minibatch Adam over labelled positions, epoch by epoch.
+
+The warm start (``train.pretrain``: the teacher's actions and the hands' values), distillation
+(``train.distill``: a teacher's soft targets) and the call step (``train.call_iteration``:
+searched calls into the bid head) all fit a network this way. Each says what differs: which
+parameters learn, the order of the rows in each epoch (from its own seeded generator, so that
+its runs repeat to the bit), the loss of a minibatch and the figures it sums, whether the step
+size anneals, and what happens after each epoch (a held-out figure, a progress line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import torch
+
+BatchLoss = Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, float]]]
+"""A minibatch's row indices -> its loss (to minimise) and figures summed over its rows
+(``{"policy_loss": mean loss x rows, "correct": a count}``), summed again over the epoch."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How to fit: epochs, rows per minibatch, Adam's step size, cosine annealing to zero."""
+
+    epochs: int
+    batch_size: int
+    learning_rate: float
+    cosine: bool = False
+
+
+def fit(
+    params: Iterable[torch.nn.Parameter],
+    how: Fit,
+    order: Callable[[int], torch.Tensor],
+    batch_loss: BatchLoss,
+    after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, sums: None,
+) -> None:
+    """Minibatch Adam on ``params``: each epoch (from 0) takes the rows ``order(epoch)`` in
+    minibatches of ``how.batch_size``, steps on ``batch_loss``'s loss, and passes the summed
+    figures (each divided by the rows seen) to ``after_epoch(epoch, means)``."""
+    opt = torch.optim.Adam(params, lr=how.learning_rate)
+    sched = None
+    for epoch in range(how.epochs):
+        rows = order(epoch)
+        if how.cosine and sched is None:
+            sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=how.epochs * -(-len(rows) // how.batch_size))
+        sums: dict[str, float] = {}
+        for start in range(0, len(rows), how.batch_size):
+            idx = rows[start : start + how.batch_size]
+            loss, figures = batch_loss(idx)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
+            opt.step()
+            if sched is not None:
+                sched.step()
+            for key, value in figures.items():
+                sums[key] = sums.get(key, 0.0) + value
+        after_epoch(epoch, {key: value / max(len(rows), 1) for key, value in sums.items()})
