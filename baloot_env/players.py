@@ -20,7 +20,6 @@ both ask players through this module. Needs numpy.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
@@ -57,17 +56,35 @@ class ArrayPolicy(Protocol):
     def act_arrays(self, observations: np.ndarray, masks: np.ndarray) -> Any: ...
 
 
-@dataclass
 class Seat:
-    """One decision for another player: the hand, the seat and its match context.
+    """One decision for another player: what the seat to act may know of it, and no more.
 
-    Array players encode it straight from the hand (the fast path, equal to the seat's
-    ``PlayerView.observation()``, tests/baloot_env/test_barrier.py); agents get the seat's ``PlayerView``.
+    The lockstep games build it from their hand; a player reads the seat's observation and legal
+    mask, encoded straight from the hand (the fast path, equal to the seat's
+    ``PlayerView.observation()``, tests/baloot_env/test_barrier.py), or the seat's ``PlayerView``.
+    The hand itself, with the other seats' cards, is not offered to players.
     """
 
-    hand: HandState
-    seat: int
-    context: MatchContext
+    __slots__ = ("_hand", "seat", "context")
+
+    def __init__(self, hand: HandState, seat: int, context: MatchContext) -> None:
+        self._hand = hand
+        self.seat = seat
+        self.context = context
+
+    def observation(self) -> np.ndarray:
+        return encode(self._hand, self.seat, self.context)
+
+    def action_mask(self) -> np.ndarray:
+        return action_mask(self._hand, self.seat)
+
+    def view(self) -> PlayerView:
+        return PlayerView.from_state(self._hand, self.seat, self.context)
+
+
+def seat_arrays(seats: Sequence[Seat]) -> tuple[np.ndarray, np.ndarray]:
+    """The seats' observations (N x OBS_SIZE float32) and legal masks (N x 42 int8), stacked."""
+    return np.stack([s.observation() for s in seats]), np.stack([s.action_mask() for s in seats])
 
 
 class AgentPlayer:
@@ -78,7 +95,7 @@ class AgentPlayer:
         self.name = name or getattr(agent, "name", type(agent).__name__)
 
     def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        return list(self.agent.act_batch([PlayerView.from_state(s.hand, s.seat, s.context) for s in seats]))
+        return list(self.agent.act_batch([s.view() for s in seats]))
 
     def reseed(self, seed: int) -> None:
         self.agent.reset(seed)
@@ -98,8 +115,7 @@ class ArrayPlayer:
         self._reseed = reseed
 
     def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        obs = np.stack([encode(s.hand, s.seat, s.context) for s in seats])
-        masks = np.stack([action_mask(s.hand, s.seat) for s in seats])
+        obs, masks = seat_arrays(seats)
         return [int(a) for a in np.asarray(self.fn(obs, masks)).reshape(-1)]
 
     def reseed(self, seed: int) -> None:

@@ -19,8 +19,7 @@ from agents.base import Agent
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import sample_masked
 from agents.registry import make_agent
-from baloot_env.observation import action_mask, encode
-from baloot_env.players import AgentPlayer, Seat
+from baloot_env.players import AgentPlayer, Seat, seat_arrays
 from train.config import OpponentConfig
 
 __all__ = ["CATEGORIES", "AgentOpponent", "NetOpponent", "OpponentPool", "Seat"]
@@ -39,8 +38,7 @@ class NetOpponent:
         self.rng = rng
 
     def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        obs = np.stack([encode(s.hand, s.seat, s.context) for s in seats])
-        masks = np.stack([action_mask(s.hand, s.seat) for s in seats])
+        obs, masks = seat_arrays(seats)
         with torch.no_grad():
             logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
             probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
