@@ -27,6 +27,16 @@ __all__ = ["CATEGORIES", "AgentOpponent", "NetOpponent", "OpponentPool", "Seat"]
 CATEGORIES = ("self", "champion", "heuristic", "random")
 
 
+def category_weights(weights: Sequence[float], present: Sequence[bool]) -> list[float]:
+    """The mixing weights of ``CATEGORIES`` with the empty ones dropped (``present``); when none
+    is left (only "self" weighted and no snapshot yet), ``random`` alone. Both backends draw
+    their opponents by these (``OpponentPool.draw``, ``train.rllib.league.LeagueMapping``)."""
+    out = [float(w) if here else 0.0 for w, here in zip(weights, present, strict=True)]
+    if sum(out) <= 0:
+        out[CATEGORIES.index("random")] = 1.0
+    return out
+
+
 class NetOpponent:
     """A frozen copy of a network, sampling from its masked policy."""
 
@@ -88,12 +98,13 @@ class OpponentPool:
             "heuristic": [self.rule_agents["heuristic"]],
             "random": [self.rule_agents["random"]],
         }
-        weights = np.array([c.self_weight, c.champion_weight, c.heuristic_weight, c.random_weight], dtype=np.float64)
-        for i, cat in enumerate(CATEGORIES):
-            if not members[cat]:
-                weights[i] = 0.0
-        if weights.sum() <= 0:  # e.g. only "self" weighted and no snapshot yet
-            weights[CATEGORIES.index("random")] = 1.0
+        weights = np.array(
+            category_weights(
+                (c.self_weight, c.champion_weight, c.heuristic_weight, c.random_weight),
+                [bool(members[cat]) for cat in CATEGORIES],
+            ),
+            dtype=np.float64,
+        )
         cat = CATEGORIES[int(self.rng.choice(4, p=weights / weights.sum()))]
         group = members[cat]
         return group[int(self.rng.integers(len(group)))]

@@ -27,10 +27,10 @@ from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from train.opponents import CATEGORIES, category_weights
 from train.rllib.env import seat_of
 
 MAIN = "main"
-CATEGORIES = ("self", "champion", "heuristic", "random")
 PREFIX = {"self": "main_v", "champion": "champion_"}
 
 
@@ -84,9 +84,7 @@ class LeagueMapping:
         rng = random.Random(key)
         team = rng.randrange(2)
         members = self.members()
-        weights = [w if members[c] else 0.0 for c, w in zip(CATEGORIES, self.weights, strict=True)]
-        if sum(weights) <= 0:  # e.g. only "self" weighted and no snapshot yet (train.opponents does the same)
-            weights[CATEGORIES.index("random")] = 1.0
+        weights = category_weights(self.weights, [bool(members[c]) for c in CATEGORIES])
         cat = rng.choices(CATEGORIES, weights=weights)[0]
         return team, rng.choice(members[cat])
 
