@@ -25,6 +25,7 @@ from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import config_help, load_config
 from train.distill import main as distill_main
 from train.rllib import SCALE_HINT, ray_available
+from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
 from train.run import run_training
 
@@ -68,14 +69,11 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None, b
 def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
     if not ray_available():
         raise InputError(f"--backend rllib: Ray is not installed; {SCALE_HINT}")
-    # needs ray (the scale extra): only with --backend rllib, after the check above
-    from train.rllib.checkpoint import RLlibCheckpointError, latest_checkpoint
-
     if resume:
         run_dir = Path(resume)
         try:
-            latest_checkpoint(run_dir)
-        except RLlibCheckpointError as e:
+            rllib_checkpoint.latest_checkpoint(run_dir)
+        except CheckpointError as e:
             raise InputError(f"--resume {resume}: {e}") from None
         load_rllib_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
         return

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from agents.neural.bundle import BundleError
 from eval.cli import OneLineParser, check_output_dir, one_line
-from train.rllib.checkpoint import CHECKPOINTS, RLlibCheckpointError, checkpoint_to_bundle, latest_checkpoint
+from train.checkpoint import CheckpointError
+from train.rllib.checkpoint import CHECKPOINTS, checkpoint_to_bundle, latest_checkpoint
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         if (ckpt / CHECKPOINTS).is_dir():
             ckpt = latest_checkpoint(ckpt)
         out = checkpoint_to_bundle(ckpt, Path(args.out), name=args.name)
-    except (RLlibCheckpointError, BundleError, ValueError) as e:
+    except (CheckpointError, BundleError, ValueError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     print(f"bundle: {out}")

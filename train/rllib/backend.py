@@ -91,7 +91,7 @@ class RLlibTrainer(RunFrame):
         weights = (o.self_weight, o.champion_weight, o.heuristic_weight, o.random_weight)
         state: dict[str, Any] | None = None
         if self.resume:
-            ckpt = latest_checkpoint(self.run_dir)  # RLlibCheckpointError before anything is touched
+            ckpt = latest_checkpoint(self.run_dir)  # CheckpointError before anything is touched
             state = read_state(ckpt)
         elif cfg.init_from:
             self._init_weights = self._bundle_weights(cfg.init_from)

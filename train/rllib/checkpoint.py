@@ -35,6 +35,7 @@ from agents.neural.bundle import save_bundle
 from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic
+from train.checkpoint import CheckpointError
 from train.config import CONFIG_KEY, NetConfig
 
 CHECKPOINTS = "checkpoints"
@@ -44,10 +45,6 @@ STATE_FORMAT = "baloot-rllib-checkpoint-1"
 MAIN_MODULE_PATH = ("learner_group", "learner", "rl_module", "main")
 _NAME = re.compile(r"^step_(\d{12})$")
 TMP_PREFIX = ".tmp-"
-
-
-class RLlibCheckpointError(ValueError):
-    """A checkpoint folder that is missing, incomplete or not the RLlib backend's."""
 
 
 def checkpoint_dir(run_dir: Path, steps: int) -> Path:
@@ -67,11 +64,11 @@ def latest_checkpoint(run_dir: Path) -> Path:
     """The newest complete checkpoint.
 
     Raises:
-        RLlibCheckpointError: the run has none (naming the folder).
+        CheckpointError: the run has none (naming the folder).
     """
     found = list_checkpoints(run_dir)
     if not found:
-        raise RLlibCheckpointError(f"{Path(run_dir) / CHECKPOINTS} holds no complete RLlib checkpoint to resume from")
+        raise CheckpointError(f"{Path(run_dir) / CHECKPOINTS} holds no complete RLlib checkpoint to resume from")
     return found[-1]
 
 
@@ -106,15 +103,15 @@ def read_state(checkpoint: Path) -> dict[str, Any]:
     """A checkpoint's ``state.json``.
 
     Raises:
-        RLlibCheckpointError: missing, unreadable, or not this backend's format.
+        CheckpointError: missing, unreadable, or not this backend's format.
     """
     path = Path(checkpoint) / STATE
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RLlibCheckpointError(f"{path} cannot be read: {e}") from None
+        raise CheckpointError(f"{path} cannot be read: {e}") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-        raise RLlibCheckpointError(f"{path} is not an RLlib backend checkpoint state ({STATE_FORMAT})")
+        raise CheckpointError(f"{path} is not an RLlib backend checkpoint state ({STATE_FORMAT})")
     return state
 
 
@@ -145,7 +142,7 @@ def read_main_weights(checkpoint: Path) -> dict[str, Any]:
     ``algorithm/`` folder.
 
     Raises:
-        RLlibCheckpointError: no ``main`` module state there, or it is unreadable.
+        CheckpointError: no ``main`` module state there, or it is unreadable.
     """
     root = Path(checkpoint)
     algo = root / ALGORITHM if (root / ALGORITHM).is_dir() else root
@@ -154,13 +151,13 @@ def read_main_weights(checkpoint: Path) -> dict[str, Any]:
         meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
         data = (folder / f"{meta.get('state_file', 'module_state')}.pkl").read_bytes()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RLlibCheckpointError(f"{root}: no readable 'main' module state under {folder} ({e})") from None
+        raise CheckpointError(f"{root}: no readable 'main' module state under {folder} ({e})") from None
     try:
         state = _ArraysOnly(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
-        raise RLlibCheckpointError(f"{root}: the 'main' module state cannot be read: {e}") from None
+        raise CheckpointError(f"{root}: the 'main' module state cannot be read: {e}") from None
     if not isinstance(state, dict):
-        raise RLlibCheckpointError(f"{root}: the 'main' module state is not a dict of arrays")
+        raise CheckpointError(f"{root}: the 'main' module state is not a dict of arrays")
     return state
 
 
@@ -176,7 +173,7 @@ def checkpoint_to_bundle(
         evaluations: duplicate results for the manifest.
 
     Raises:
-        RLlibCheckpointError: not a complete checkpoint, or weights that do not fit the
+        CheckpointError: not a complete checkpoint, or weights that do not fit the
             architecture its config names.
     """
     # needs ray (the scale extra): only when a checkpoint is turned into a bundle
@@ -190,7 +187,7 @@ def checkpoint_to_bundle(
     try:
         net = net_from_module_state(spec, weights)
     except (RuntimeError, ValueError) as e:  # load_state_dict: missing, unexpected or misshapen tensors
-        raise RLlibCheckpointError(
+        raise CheckpointError(
             f"{checkpoint}: the 'main' weights do not fit the architecture {spec.to_dict()}: "
             f"{' '.join(str(e).split())[:300]}"
         ) from None
