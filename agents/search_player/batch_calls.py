@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.rule_based.batch_heuristic import VIEW_SIZE
 from agents.rule_based.batch_heuristic.batched import heuristic_action
 from agents.search_player.jit import njit
 from baloot_env.batch.bits import bit_index
 from baloot_env.batch.core import apply_action
 from baloot_env.batch.deal import below
 from baloot_env.batch.state import DEAL, DEAL_ROW, DONE, HANDS, NUM_RESULTS, PHASE, R_SCORE, TO_ACT
+from baloot_env.batch.view import VIEW_SIZE
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
 
 FIRST = 5  # cards per seat before the contract (R2.2)

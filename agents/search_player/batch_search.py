@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.rule_based.batch_heuristic import VIEW_SIZE, card_action, seat_view
+from agents.rule_based.batch_heuristic import card_action
 from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, leaf_value, solve_row
 from agents.search_player.jit import njit
 from baloot_env.batch.bits import nth_set_bit, popcount
@@ -52,6 +52,7 @@ from baloot_env.batch.state import (
     TRICKS_WON,
     TRUMP,
 )
+from baloot_env.batch.view import VIEW_SIZE, seat_view
 from baloot_env.cards import KING, NUM_CARDS, NUM_SEATS, QUEEN
 
 _U53 = np.uint64(11)

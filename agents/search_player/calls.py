@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from agents.rule_based.batch_heuristic.view import heuristic_bars
+from agents.rule_based.batch_heuristic.tables import heuristic_bars
 from agents.search_player.batch_calls import FIRST, call_sums, calls_agree
 from agents.search_player.sampling import WorldSampler
 from baloot_env.batch.convert import state_row

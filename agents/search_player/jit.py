@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agents.rule_based import batch_heuristic as _batch_heuristic
+from agents.rule_based.batch_heuristic import jit as _heuristic_jit
 from baloot_env.batch import jit as _batch_jit
 
 _PACKAGE = Path(__file__).resolve().parent
@@ -23,7 +23,7 @@ _STAMP = "search_player_kernels.sha256"
 def _sources_digest() -> str:
     files = [_PACKAGE / f"{name}.py" for name in KERNEL_MODULES]
     # upstream: the heuristic's kernels, which cover the core's, their tables and constants
-    return _batch_jit.sources_digest(files, (), upstream=_batch_heuristic._sources_digest())
+    return _batch_jit.sources_digest(files, (), upstream=_heuristic_jit._sources_digest())
 
 
 def _clear_stale_cache() -> None:
@@ -32,4 +32,4 @@ def _clear_stale_cache() -> None:
 
 _clear_stale_cache()
 
-njit = _batch_heuristic.njit  # numba.njit(cache=True), the core's
+njit = _heuristic_jit.njit  # numba.njit(cache=True), the core's

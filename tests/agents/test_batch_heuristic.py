@@ -42,6 +42,7 @@ from baloot_env.batch.state import (
     TO_ACT,
 )
 from baloot_env.batch.variants import variant_id, variants
+from baloot_env.batch.view import VIEW_SIZE, seat_view
 from baloot_env.cards import NUM_CARDS, NUM_SEATS, cards_of
 from baloot_env.rules import RuleConfig
 
@@ -170,8 +171,8 @@ def test_hidden_cards_do_not_change_the_action():
     rng = np.random.default_rng(11)
     game = BatchGame(64, RuleConfig(sun_double=True), "match", seed=12)
     play_rng = seed_streams(13, 64)
-    v1 = np.zeros(bh.VIEW_SIZE, dtype=np.int64)
-    v2 = np.zeros(bh.VIEW_SIZE, dtype=np.int64)
+    v1 = np.zeros(VIEW_SIZE, dtype=np.int64)
+    v2 = np.zeros(VIEW_SIZE, dtype=np.int64)
     compared = changed = 0
     for step in range(120):
         games = game.state.games
@@ -183,8 +184,8 @@ def test_hidden_cards_do_not_change_the_action():
             changed += int((other[:, HANDS : HANDS + NUM_SEATS] != games[:, HANDS : HANDS + NUM_SEATS]).any(1).sum())
             assert np.array_equal(bh.act(other), want)
             for g in range(0, games.shape[0], 8):
-                bh.seat_view(games, g, v1)
-                bh.seat_view(other, g, v2)
+                seat_view(games, g, v1)
+                seat_view(other, g, v2)
                 assert np.array_equal(v1, v2)
             compared += games.shape[0]
         if step % 2:
@@ -197,7 +198,8 @@ def test_hidden_cards_do_not_change_the_action():
 
 def test_only_seat_view_reads_the_state():
     """Structurally: the deciding kernels take the view row, never ``games``; the functions with
-    the state as a parameter are the view's copy and the batched drivers around ``decide``."""
+    the state as a parameter are the batched drivers around ``decide``, and the modules that
+    decide read no state column: the core's ``seat_view`` copies the row they read."""
     trees = [ast.parse(path.read_text()) for path in Path(bh.__file__).parent.glob("*.py")]  # the package's modules
     readers = {
         node.name
@@ -205,8 +207,11 @@ def test_only_seat_view_reads_the_state():
         for node in tree.body
         if isinstance(node, ast.FunctionDef) and node.args.args and node.args.args[0].arg in ("s", "games")
     }
+    deciding = ("bidding.py", "play.py", "tables.py")
+    for path in Path(bh.__file__).parent.glob("*.py"):
+        if path.name in deciding:
+            assert "baloot_env.batch.state" not in path.read_text(), path.name
     assert readers == {
-        "seat_view",
         "heuristic_action",
         "heuristic_actions",
         "heuristic_actions_all",

@@ -9,15 +9,12 @@ there is no random tie-break to reproduce: every tie is broken as Python's ``min
 break them, by the first card in ascending id order, and the one float comparison of card play
 (the lead cost, ``0.2 * length``) is computed with the same operations in the same order.
 
-What the seat may know (``agents.base.PlayerView``). A decision is taken in two steps:
+What the seat may know (``baloot_env.view.PlayerView``). A decision is taken in two steps:
 
-1. ``seat_view(games, g, v)`` copies out of game g's row, into the int64 row ``v`` (``VIEW_SIZE``
-   columns, ``VIEW_FIELDS``), what the seat to act may know and the player reads: its own
-   cards, the turned card, the calling so far (round, the round-1 hokum caller, R3), the
-   contract (trump, caller), the cards each seat has played, the voids and missing trumps the
-   play has shown (R5.2, R5.4), the trick on the table, and its legal actions (from the core's
-   ``legal_mask``, which reads only the seat's own cards and public columns). It reads no other
-   seat's cards, no stock, no hidden project: ``HANDS`` only at the seat to act.
+1. the core's ``baloot_env.batch.view.seat_view(games, g, v)`` copies out of game g's row, into
+   the int64 row ``v`` (``VIEW_SIZE`` columns, ``VIEW_FIELDS``), what the seat to act may know:
+   its own cards, the public calling, contract, play and trick, and its legal actions; no other
+   seat's cards, no stock, no hidden project.
 2. ``decide(v, bars)`` chooses from ``v`` alone; it never sees ``games``.
 
 The view row is this player's subset of the ``PlayerView`` (projects, the baloot and the
@@ -31,10 +28,10 @@ API (every kernel nopython, cached on disk; ``bars`` is ``heuristic_bars(config)
 - ``heuristic_actions_all(games, bars, actions)``: every game.
 - ``heuristic_action(games, g, bars, v)``: one game, for other kernels (``v`` a scratch row).
 - ``heuristic_steps(...)``: like ``core.random_steps``, every seat played by the heuristic.
-- ``seat_view``, ``decide``, ``card_action``: the two steps, for kernels that build a view
-  row of their own (a search playout's world, say).
+- ``decide``, ``card_action``: the second step, for kernels that take a view row of their own
+  (a search playout's world, say).
 
-Modules, by job: ``jit`` (the cache guard, imported first), ``view`` (the view row, the tables,
+Modules, by job: ``jit`` (the cache guard, imported first), ``tables`` (the engine's tables,
 the bars), ``bidding`` (R3, R4), ``play`` (R5), ``batched`` (``decide`` and the batched kernels),
 ``differential`` (the check against the Python agent).
 """
@@ -49,49 +46,12 @@ from agents.rule_based.batch_heuristic.batched import (
     heuristic_actions_all,
     heuristic_steps,
 )
-from agents.rule_based.batch_heuristic.bidding import defence_strength, hokum_strength, sun_strength  # noqa: F401
-from agents.rule_based.batch_heuristic.differential import HeuristicDiffStats, run_heuristic_differential  # noqa: F401
-from agents.rule_based.batch_heuristic.jit import _sources_digest, njit  # noqa: F401  (agents.search_player.jit)
+from agents.rule_based.batch_heuristic.differential import run_heuristic_differential
 from agents.rule_based.batch_heuristic.play import card_action
-from agents.rule_based.batch_heuristic.view import (  # noqa: F401  (the old module's public names)
-    B_DEALER_DISCOUNT,
-    B_DOUBLE,
-    B_FOUR,
-    B_GAHWA,
-    B_HOKUM,
-    B_SUN,
-    B_SUN_OVER_PARTNER,
-    B_THREE,
-    BARS,
-    V_BID_ROUND,
-    V_CALLER,
-    V_DEALER,
-    V_HAND,
-    V_HOKUM_BIDDER,
-    V_LEGAL,
-    V_NO_TRUMPS,
-    V_PHASE,
-    V_PLAYED,
-    V_POSSIBLE,
-    V_SEAT,
-    V_TRICK_CARDS,
-    V_TRICK_SIZE,
-    V_TRICK_WIN_CARD,
-    V_TRICK_WINNER,
-    V_TRUMP,
-    V_TURNED,
-    V_UNSEEN,
-    V_VOIDS,
-    VIEW_FIELDS,
-    VIEW_SIZE,
-    heuristic_bars,
-    seat_view,
-)
+from agents.rule_based.batch_heuristic.tables import BARS, heuristic_bars
 
 __all__ = [
     "BARS",
-    "VIEW_FIELDS",
-    "VIEW_SIZE",
     "act",
     "card_action",
     "decide",
@@ -101,5 +61,4 @@ __all__ = [
     "heuristic_bars",
     "heuristic_steps",
     "run_heuristic_differential",
-    "seat_view",
 ]

@@ -7,12 +7,8 @@ import numpy as np
 from agents.rule_based.batch_heuristic.bidding import _bid, _double
 from agents.rule_based.batch_heuristic.jit import njit  # the guard first: before any kernel is defined
 from agents.rule_based.batch_heuristic.play import card_action
-from agents.rule_based.batch_heuristic.view import (
-    V_LEGAL,
-    V_PHASE,
-    VIEW_SIZE,
+from agents.rule_based.batch_heuristic.tables import (
     heuristic_bars,
-    seat_view,
 )
 from agents.rule_based.heuristic import HeuristicConfig
 from baloot_env.actions import PASS
@@ -25,6 +21,12 @@ from baloot_env.batch.state import (
     HAND_DONE,
     PHASE,
     PLAY,
+)
+from baloot_env.batch.view import (
+    V_LEGAL,
+    V_PHASE,
+    VIEW_SIZE,
+    seat_view,
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.rule_based.batch_heuristic.jit import njit  # the guard first: before any kernel is defined
-from agents.rule_based.batch_heuristic.view import (
+from agents.rule_based.batch_heuristic.tables import (
     _TRUMP_VALUE,
     B_DEALER_DISCOUNT,
     B_DOUBLE,
@@ -15,6 +15,10 @@ from agents.rule_based.batch_heuristic.view import (
     B_SUN,
     B_SUN_OVER_PARTNER,
     B_THREE,
+)
+from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN_ACTION, THREE
+from baloot_env.batch.bits import popcount
+from baloot_env.batch.view import (
     V_BID_ROUND,
     V_DEALER,
     V_HAND,
@@ -24,8 +28,6 @@ from agents.rule_based.batch_heuristic.view import (
     V_TRUMP,
     V_TURNED,
 )
-from baloot_env.actions import DOUBLE, FOUR, GAHWA_ACTION, HOKUM_BASE, PASS, SUN_ACTION, THREE
-from baloot_env.batch.bits import popcount
 from baloot_env.cards import ACE, KING, NUM_RANKS, NUM_SUITS, TEN
 from baloot_env.seats import NUM_SEATS
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.rule_based.batch_heuristic.batched import heuristic_actions_all
-from agents.rule_based.batch_heuristic.view import heuristic_bars
+from agents.rule_based.batch_heuristic.tables import (
+    heuristic_bars,
+)
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 from baloot_env.batch.differential import DiffStats, _check, _finish, _start
 from baloot_env.batch.game import BatchGame

@@ -17,7 +17,7 @@ from baloot_env.batch import jit as _batch_jit
 
 _PACKAGE = Path(__file__).resolve().parent
 _CACHE = _PACKAGE / "__pycache__"
-KERNEL_MODULES = ("batched", "bidding", "play", "view")  # the modules of this package that hold kernels
+KERNEL_MODULES = ("batched", "bidding", "play")  # the modules of this package that hold kernels
 _STAMP = "batch_heuristic_sources.sha256"
 
 

@@ -5,11 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from agents.rule_based.batch_heuristic.jit import njit  # the guard first: before any kernel is defined
-from agents.rule_based.batch_heuristic.view import (
+from agents.rule_based.batch_heuristic.tables import (
     _HIGHER_PLAIN,
     _PLAIN_POINTS,
     _SUN_ROW,
     _VOID_MASK,
+)
+from agents.rule_based.card_play import RICH_TRICK
+from baloot_env.batch.bits import popcount
+from baloot_env.batch.tables import CARD_POINTS, HIGHER_TRUMP, SUIT_MASK
+from baloot_env.batch.view import (
     V_CALLER,
     V_HAND,
     V_LEGAL,
@@ -25,9 +30,6 @@ from agents.rule_based.batch_heuristic.view import (
     V_UNSEEN,
     V_VOIDS,
 )
-from agents.rule_based.card_play import RICH_TRICK
-from baloot_env.batch.bits import popcount
-from baloot_env.batch.tables import CARD_POINTS, HIGHER_TRUMP, SUIT_MASK
 from baloot_env.cards import ACE, ALL_CARDS_MASK, NUM_RANKS, NUM_SUITS, TEN
 from baloot_env.cards import PLAIN_STRENGTH as _PLAIN_STRENGTH
 from baloot_env.cards import TRUMP_STRENGTH as _TRUMP_STRENGTH

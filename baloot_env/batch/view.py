@@ -1,14 +1,22 @@
-"""The seat's view row: what the seat to act may know, copied out of a game's row (``seat_view``);
-the engine's tables the kernels read, and the heuristic's bars as a float64 array.
+"""The seat view row of the batched core: what the seat to act may know, copied out of a game's
+row into one int64 row (``seat_view``), for the batched players (``agents.rule_based.batch_heuristic``
+and the searches that play it out).
+
+It is the batched face of ``baloot_env.view.PlayerView``: the seat's own cards, the turned card,
+the calling so far (round, the round-1 hokum caller, R3), the contract (trump, caller), the cards
+each seat has played, the voids and missing trumps the play has shown (R5.2, R5.4), the trick on
+the table, and the legal actions (the core's ``legal_mask``, which reads only the seat's own
+cards and public columns). ``seat_view`` is the only reader of the state here: ``HANDS`` only at
+the seat to act, no stock, no hidden project. The last columns (``unseen``, ``possible``) are the
+player's to derive from the others; ``seat_view`` leaves them as they are.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.rule_based.batch_heuristic.jit import njit  # the guard first: before any kernel is defined
-from agents.rule_based.heuristic import TRUMP_VALUE, HeuristicConfig
 from baloot_env.batch.core import legal_mask
+from baloot_env.batch.jit import njit
 from baloot_env.batch.state import (
     BID_ROUND,
     CALLER,
@@ -28,44 +36,8 @@ from baloot_env.batch.state import (
     TRUMP,
     VOIDS,
 )
-from baloot_env.cards import HIGHER_PLAIN, NUM_SUITS, PLAIN_POINTS
-from baloot_env.cards import PLAIN_STRENGTH as _PLAIN_STRENGTH
-from baloot_env.cards import SUITS_CARDS as _SUITS_CARDS
-from baloot_env.cards import TRUMP_STRENGTH as _TRUMP_STRENGTH
 from baloot_env.seats import NUM_SEATS
 
-# ---------------------------------------------------------------------- tables (from the engine)
-_TRUMP_VALUE = np.array(TRUMP_VALUE, dtype=np.float64)
-_HIGHER_PLAIN = np.array(HIGHER_PLAIN, dtype=np.int64)
-_VOID_MASK = np.array(_SUITS_CARDS, dtype=np.int64)  # card_play.VOID_MASK
-_PLAIN_POINTS = np.array(PLAIN_POINTS, dtype=np.int64)
-_PLAIN_STRENGTH = np.array(_PLAIN_STRENGTH, dtype=np.int64)
-_TRUMP_STRENGTH = np.array(_TRUMP_STRENGTH, dtype=np.int64)
-_SUN_ROW = NUM_SUITS  # CARD_POINTS row of Sun (no trump)
-
-# ---------------------------------------------------------------------- bars
-BARS = tuple(HeuristicConfig.__dataclass_fields__)  # the order of ``heuristic_bars``
-(B_HOKUM, B_SUN, B_SUN_OVER_PARTNER, B_DEALER_DISCOUNT, B_DOUBLE, B_THREE, B_FOUR, B_GAHWA) = range(len(BARS))
-if BARS != (
-    "hokum_bar",
-    "sun_bar",
-    "sun_over_partner",
-    "dealer_discount",
-    "double_bar",
-    "three_bar",
-    "four_bar",
-    "gahwa_bar",
-):
-    raise ImportError(f"HeuristicConfig's fields changed ({BARS}); batch_heuristic reads them by position")
-
-
-def heuristic_bars(config: HeuristicConfig | None = None) -> np.ndarray:
-    """The float64[8] array of ``config``'s bars (default ``HeuristicConfig()``), in ``BARS`` order."""
-    cfg = config or HeuristicConfig()
-    return np.array([float(getattr(cfg, name)) for name in BARS], dtype=np.float64)
-
-
-# ---------------------------------------------------------------------- the view row
 VIEW_FIELDS: dict[str, tuple[int, int, str]] = {}
 
 
@@ -92,7 +64,7 @@ V_TRICK_CARDS = _col("trick_cards", NUM_SEATS, "the trick so far, in play order"
 V_TRICK_SIZE = _col("trick_size", 1, "cards on the table")
 V_TRICK_WINNER = _col("trick_winner", 1, "the seat winning the trick so far")
 V_TRICK_WIN_CARD = _col("trick_win_card", 1, "the card winning it")
-# Derived by ``card_action`` from the columns above (``card_play.Table``), not copied.
+# Derived by the player from the columns above (the heuristic: ``card_action``), not copied.
 V_UNSEEN = _col("unseen", 1, "derived: cards neither played nor its own")
 V_POSSIBLE = _col("possible", NUM_SEATS, "derived: per other seat, the unseen cards it may hold; 0 for itself")
 VIEW_SIZE = sum(w for _, w, _ in VIEW_FIELDS.values())
@@ -100,11 +72,8 @@ VIEW_SIZE = sum(w for _, w, _ in VIEW_FIELDS.values())
 
 @njit
 def seat_view(s: np.ndarray, g: int, v: np.ndarray) -> None:
-    """Copy into ``v`` what game g's seat to act may know and the player reads (module docstring).
-
-    The only function here that reads the state: the seat's own ``HANDS`` column, public
-    columns, and the core's ``legal_mask`` (own cards and public columns).
-    """
+    """Copy into ``v`` what game g's seat to act may know (module docstring): the seat's own
+    ``HANDS`` column, public columns, and the core's ``legal_mask``."""
     seat = s[g, TO_ACT]
     v[V_SEAT] = seat
     v[V_PHASE] = s[g, PHASE]
