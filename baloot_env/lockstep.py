@@ -340,10 +340,11 @@ class LockstepGames:
         r = outcome.rewards[me]
         g.episode_score[0] += res.score[me]
         g.episode_score[1] += res.score[them]
-        g.hands.append(hand_summary(res, me))
+        info = res.to_info()
+        g.hands.append(hand_summary(info, me))
         rewards[i] += r
         g.episode_reward += r
-        infos[i]["hand_result"] = res.to_info()
+        infos[i]["hand_result"] = info
         if outcome.match_result is not None:
             infos[i]["match_result"] = outcome.match_result.to_info()
         if not outcome.episode_over:
@@ -434,17 +435,19 @@ def _label(player: Any) -> str | None:
     return getattr(player, "category", None) or getattr(player, "name", None) or type(player).__name__
 
 
-def hand_summary(res: Any, me: int) -> dict[str, Any]:
-    """A hand's result from the learner team's side, for logging (call, make, double, kaboot)."""
-    if res.thrown:
+def hand_summary(info: dict[str, Any], me: int) -> dict[str, Any]:
+    """A hand's result (its R11.4 info, ``HandResult.to_info``) from team ``me``'s side, for
+    logging (call, make, double, kaboot); a hand thrown in (R3.5) has no contract."""
+    if info["contract"] is None:
         return {"thrown": True}
-    called = res.caller % 2 == me
+    score = info["score"]
+    called = info["caller"] % 2 == me
     return {
         "thrown": False,
         "called": called,
-        "made": called and res.callers_won,
-        "doubled": res.level > 1,
-        "kaboot_for": res.kaboot and res.score[me] > 0,
-        "kaboot_against": res.kaboot and res.score[me] == 0,
-        "diff": res.score[me] - res.score[1 - me],
+        "made": called and bool(info["callers_won"]),
+        "doubled": info["level"] > 1,
+        "kaboot_for": bool(info["kaboot"]) and score[me] > 0,
+        "kaboot_against": bool(info["kaboot"]) and score[me] == 0,
+        "diff": score[me] - score[1 - me],
     }

@@ -136,3 +136,43 @@ class SelfPlayVecEnv(BalootVecEnv):
         self.decisions = int(data["decisions"])
         self._pending_seed = None  # the games come from the save
         self._restored = all(g.opponent is not None for g in self.games)
+
+
+def episode_counts(opponent: str, reward: float, won: bool, hands: list[dict[str, Any]]) -> dict[str, float]:
+    """One self-play episode as counts to sum over many (``selfplay_stats``): the learner's reward
+    and win against its opponent's category, and its hands (``baloot_env.lockstep.hand_summary``)."""
+    counts = {
+        "episodes": 1.0,
+        "reward": float(reward),
+        f"episodes_vs_{opponent}": 1.0,
+        f"wins_vs_{opponent}": float(won),
+    }
+    for h in hands:
+        if h["thrown"]:  # R3.5
+            continue
+        for key, value in (("hands", 1), *((k, h[k]) for k in ("called", "made", "doubled", "kaboot_for", "diff"))):
+            counts[key] = counts.get(key, 0.0) + float(value)
+    return counts
+
+
+def selfplay_stats(sums: dict[str, float]) -> dict[str, float]:
+    """The ``selfplay/`` figures from summed ``episode_counts``: the mean reward, the win rate
+    against each opponent category, and the hands' call, make, double and kaboot rates and mean
+    score difference. Both backends log these."""
+    out: dict[str, float] = {}
+    episodes = sums.get("episodes", 0.0)
+    if episodes <= 0:
+        return out
+    out["episode_reward"] = sums.get("reward", 0.0) / episodes
+    for key, n in sums.items():  # the opponent categories met (train.opponents.CATEGORIES)
+        if key.startswith("episodes_vs_") and n > 0:
+            cat = key.removeprefix("episodes_vs_")
+            out[f"win_rate_vs_{cat}"] = sums.get(f"wins_vs_{cat}", 0.0) / n
+    hands = sums.get("hands", 0.0)
+    if hands > 0:
+        out["call_rate"] = sums.get("called", 0.0) / hands
+        out["made_rate"] = sums.get("made", 0.0) / max(sums.get("called", 0.0), 1.0)
+        out["doubled_rate"] = sums.get("doubled", 0.0) / hands
+        out["kaboot_rate"] = sums.get("kaboot_for", 0.0) / hands
+        out["mean_hand_diff"] = sums.get("diff", 0.0) / hands
+    return out

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any, cast
 
@@ -37,7 +36,7 @@ from train.opponents import OpponentPool
 from train.policy import BalootPolicy
 from train.pretrain import pretrain
 from train.progress import progress_line
-from train.selfplay import SelfPlayVecEnv
+from train.selfplay import SelfPlayVecEnv, episode_counts, selfplay_stats
 from train.skeleton import RunFrame
 
 
@@ -268,31 +267,12 @@ class Trainer(RunFrame):
         self.model.logger.dump(self.steps)  # at the step of the evaluation (with this update's train/* figures)
 
     def selfplay_stats(self) -> dict[str, float]:
-        """Win rates by opponent and bidding figures over recent episodes."""
-        eps = list(self.venv.finished)
-        out: dict[str, float] = {}
-        if not eps:
-            return out
-        out["episode_reward"] = float(np.mean([e["reward"] for e in eps]))
-        by_cat: dict[str, list[bool]] = {}
-        for e in eps:
-            by_cat.setdefault(e["opponent"], []).append(e["won"])
-        for cat, wins in by_cat.items():
-            out[f"win_rate_vs_{cat}"] = float(np.mean(wins))
-        hands = [h for e in eps for h in e["hands"] if not h["thrown"]]
-        if hands:
-            c: Counter[str] = Counter()
-            for h in hands:
-                c["called"] += h["called"]
-                c["made"] += h["made"]
-                c["doubled"] += h["doubled"]
-                c["kaboot_for"] += h["kaboot_for"]
-            out["call_rate"] = c["called"] / len(hands)
-            out["made_rate"] = c["made"] / max(c["called"], 1)
-            out["doubled_rate"] = c["doubled"] / len(hands)
-            out["kaboot_rate"] = c["kaboot_for"] / len(hands)
-            out["mean_hand_diff"] = float(np.mean([h["diff"] for h in hands]))
-        return out
+        """Win rates by opponent and bidding figures over recent episodes (``train.selfplay``)."""
+        sums: dict[str, float] = {}
+        for e in self.venv.finished:
+            for key, value in episode_counts(e["opponent"], e["reward"], e["won"], e["hands"]).items():
+                sums[key] = sums.get(key, 0.0) + value
+        return selfplay_stats(sums)
 
     def log_progress(self) -> None:
         elapsed = time.perf_counter() - self.start_time

@@ -36,8 +36,9 @@ from eval.stats import SequentialDecision, mean_sd  # noqa: E402
 from train.config import ConfigError  # noqa: E402
 from train.rllib.config import RayConfig, load_rllib_config  # noqa: E402
 from train.rllib.env import AGENTS, BalootMultiAgentEnv, seat_of  # noqa: E402
-from train.rllib.league import MAIN, LeagueMapping, selfplay_stats  # noqa: E402
+from train.rllib.league import MAIN, LeagueMapping  # noqa: E402
 from train.rllib.module import BalootRLModule, net_from_module_state  # noqa: E402
+from train.selfplay import selfplay_stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [  # a few hundred learner decisions of a small network: the CI run

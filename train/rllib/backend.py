@@ -45,8 +45,9 @@ from train.rllib.checkpoint import (
     save_checkpoint,
 )
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
-from train.rllib.league import MAIN, LeagueMapping, champion_id, selfplay_stats, snapshot_id
+from train.rllib.league import MAIN, LeagueMapping, champion_id, snapshot_id
 from train.rllib.module import init_like_sb3, net_state
+from train.selfplay import selfplay_stats
 from train.skeleton import RunFrame
 from train.trainer import flat_hparams
 

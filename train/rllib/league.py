@@ -16,7 +16,8 @@ two learner seats are partners (R1.1).
 ``LeagueCallbacks`` runs inside the EnvRunners: it sets their torch threads when the env is
 made, and at each episode's end logs, from the learner team's side, the episode's reward, the
 win against each opponent category and the hands' call/make/double/kaboot counts. The driver
-turns these sums into the SB3 backend's ``selfplay/`` figures (``selfplay_stats``).
+turns these sums into the ``selfplay/`` figures (``train.selfplay.selfplay_stats``, as the SB3
+backend does).
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from typing import Any
 
 from ray.rllib.callbacks.callbacks import RLlibCallback
 
+from baloot_env.lockstep import hand_summary
 from train.opponents import CATEGORIES, category_weights
 from train.rllib.env import seat_of
+from train.selfplay import episode_counts
 
 MAIN = "main"
 PREFIX = {"self": "main_v", "champion": "champion_"}
@@ -129,42 +132,6 @@ class LeagueCallbacks(RLlibCallback):
         won = score[0] > score[1]
         if summary["match"] is not None:
             won = summary["match"]["winner"] == me
-        counts = {
-            "episodes": 1,
-            "reward": agents[learners[0]].get_return(),
-            f"episodes_vs_{cat}": 1,
-            f"wins_vs_{cat}": float(won),
-        }
-        for h in hands:
-            if h["contract"] is None:  # thrown in (R3.5)
-                continue
-            called = h["caller"] % 2 == me
-            counts["hands"] = counts.get("hands", 0) + 1
-            counts["called"] = counts.get("called", 0) + called
-            counts["made"] = counts.get("made", 0) + (called and bool(h["callers_won"]))
-            counts["doubled"] = counts.get("doubled", 0) + (h["level"] > 1)
-            counts["kaboot_for"] = counts.get("kaboot_for", 0) + (h["kaboot"] and h["score"][me] > 0)
-            counts["diff"] = counts.get("diff", 0) + h["score"][me] - h["score"][1 - me]
+        counts = episode_counts(cat, agents[learners[0]].get_return(), won, [hand_summary(h, me) for h in hands])
         for key, value in counts.items():
             metrics_logger.log_value(("selfplay", key), float(value), reduce="sum")
-
-
-def selfplay_stats(sums: dict[str, float]) -> dict[str, float]:
-    """The SB3 backend's ``selfplay/`` figures from summed episode counts (``LeagueCallbacks``)."""
-    out: dict[str, float] = {}
-    episodes = sums.get("episodes", 0.0)
-    if episodes <= 0:
-        return out
-    out["episode_reward"] = sums.get("reward", 0.0) / episodes
-    for cat in CATEGORIES:
-        n = sums.get(f"episodes_vs_{cat}", 0.0)
-        if n > 0:
-            out[f"win_rate_vs_{cat}"] = sums.get(f"wins_vs_{cat}", 0.0) / n
-    hands = sums.get("hands", 0.0)
-    if hands > 0:
-        out["call_rate"] = sums.get("called", 0.0) / hands
-        out["made_rate"] = sums.get("made", 0.0) / max(sums.get("called", 0.0), 1.0)
-        out["doubled_rate"] = sums.get("doubled", 0.0) / hands
-        out["kaboot_rate"] = sums.get("kaboot_for", 0.0) / hands
-        out["mean_hand_diff"] = sums.get("diff", 0.0) / hands
-    return out
