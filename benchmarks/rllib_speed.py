@@ -144,15 +144,10 @@ def main() -> None:
         print(f"sb3                 : {r['rate']:7,.0f} learner decisions/s")
     import ray
 
+    from eval.ray_runner import start_local_ray
+
     for n in args.runners:
-        ray.init(
-            address="local",
-            num_cpus=2,
-            object_store_memory=256 * 2**20,
-            include_dashboard=False,
-            log_to_driver=False,
-            logging_level="warning",
-        )
+        start_local_ray(2, 256)
         try:
             r = measure_rllib(args.steps, n, args.overrides, profile=args.profile and n == 0)
         finally:

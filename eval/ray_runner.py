@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -44,6 +45,20 @@ def require_ray() -> Any:
     except ImportError:
         raise RayUnavailableError('--ray needs Ray: pip install -e ".[scale]"') from None
     return ray
+
+
+def start_local_ray(num_cpus: int, object_store_mb: int) -> None:
+    """A Ray of this machine only, quiet (no dashboard, no worker logs to the driver), with
+    ``num_cpus`` CPUs and an object store of ``object_store_mb`` MiB; used by training
+    (``train.rllib.algorithm.connect_ray``), the tests and the benchmarks."""
+    require_ray().init(
+        address="local",
+        num_cpus=num_cpus,
+        object_store_memory=object_store_mb * 2**20,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.WARNING,
+    )
 
 
 def pack_spec(spec: str) -> dict[str, Any]:

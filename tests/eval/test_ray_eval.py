@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from eval.deals import load_named
+from eval.ray_runner import start_local_ray
 from eval.report import summarize
 from eval.runner import run_duplicate
 
@@ -27,14 +28,7 @@ NEEDS_RAY = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def ray_2cpus():
     ray = pytest.importorskip("ray", reason='the --ray evaluation needs the scale extra: pip install -e ".[scale]"')
-    ray.init(
-        address="local",
-        num_cpus=2,
-        object_store_memory=200 * 2**20,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level="warning",
-    )
+    start_local_ray(2, 200)
     yield ray
     ray.shutdown()
 

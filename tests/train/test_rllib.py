@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from eval.ray_runner import start_local_ray  # noqa: E402
+
 pytest.importorskip("ray.rllib", reason='the RLlib backend needs the scale extra: pip install -e ".[scale]"')
 
 import ray  # noqa: E402
@@ -81,14 +83,7 @@ SB3_TAGS = {  # what the SB3 backend writes (train/trainer.py) that RLlib can gi
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_2cpus():
-    ray.init(
-        address="local",
-        num_cpus=2,
-        object_store_memory=200 * 2**20,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level="warning",
-    )
+    start_local_ray(2, 200)
     yield
     ray.shutdown()
 

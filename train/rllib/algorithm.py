@@ -19,6 +19,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from eval.ray_runner import start_local_ray
 from train.rllib.config import RLlibTrainConfig
 from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
 from train.rllib.league import MAIN, LeagueCallbacks, LeagueMapping
@@ -38,14 +39,7 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
         return False
     r = cfg.rllib
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner
-    ray.init(
-        address="local",
-        num_cpus=max(1, math.ceil(cpus)),
-        object_store_memory=r.object_store_mb * 2**20,
-        include_dashboard=False,
-        log_to_driver=False,
-        logging_level=logging.WARNING,
-    )
+    start_local_ray(max(1, math.ceil(cpus)), r.object_store_mb)
     return True
 
 
