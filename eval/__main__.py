@@ -39,6 +39,7 @@ from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
 from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, promote, resolve_champion
+from eval.replays import save_eval_hands
 from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
 from eval.stats import ALPHA
@@ -113,8 +114,7 @@ def run_main(argv: list[str]) -> int:
         "--save-hands",
         default=None,
         metavar="DB",
-        help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, "
-        "page /replay); needs the table extra",
+        help="store the hands in this SQLite file for the replay viewer (python -m table --db DB, page /replay)",
     )
     p.add_argument(
         "--save-worst",
@@ -158,8 +158,6 @@ def run_main(argv: list[str]) -> int:
     if png:
         print(f"plot: {png}" if plot(report, png) else "plot: skipped (matplotlib is not installed)")
     if args.save_hands:
-        from table.replay import save_eval_hands  # lazy: evaluation does not otherwise need the table
-
         n = save_eval_hands(
             args.save_hands, args.a, args.b, ds, run.records, seed=args.seed, worst=args.save_worst, rules=args.rules
         )

@@ -1,5 +1,5 @@
 """Replays of stored hands (any seat's view, or all four) and the hands of a duplicate
-evaluation stored for the viewer (``table.replay.save_eval_hands``, for ``python -m eval``)."""
+evaluation stored for the viewer (``eval.replays.save_eval_hands``, for ``python -m eval``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from baloot_env.cards import card_name
 from baloot_env.driver import DealSource, Table
 from baloot_env.view import PlayerView
 from eval.deals import generate
+from eval.replays import save_eval_hands
 from eval.runner import run_duplicate
-from table.replay import frames, save_eval_hands
+from table.replay import frames
 from table.store import Store
 
 
