@@ -58,8 +58,7 @@ Rendering: ``render_mode="ansi"``: ``render()`` returns the table as text (every
 
 Version history: v0, first release (OBS_VERSION 1, ACTION_VERSION 1); ``state()`` (STATE_VERSION
 1), ``np_random`` and the human render mode added without a version bump, since rules,
-observations and rewards are unchanged; the game moved into the driver (``Table``) with the
-same games, observations, rewards and infos for the same seeds (golden playthroughs unchanged).
+observations and rewards are unchanged (the golden playthroughs hold them).
 """
 
 from __future__ import annotations

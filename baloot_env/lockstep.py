@@ -24,10 +24,12 @@ agent file), an ``agents.Agent``, a policy on arrays or a callable on arrays, ma
 by ``baloot_env.players.make_player``. Their decisions are batched across the games (one call
 per player and round).
 
-Backends: ``backend="python"`` plays each game on a driver ``Table``; ``backend="core"`` plays
-the N games on the compiled batched core (``baloot_env.lockstep_core``: the learner's and each
-player's actions one kernel step, observations one kernel call), with the same deals, the same
-bookkeeping and the same results for the same seed and actions.
+Backends, the only difference, each a stepper with the same five methods (observe, masks,
+terminal observation, learner step, advance): ``backend="python"`` plays each game on a driver
+``Table`` (``TableLockstep``); ``backend="core"`` plays the N games on the compiled batched core
+(``baloot_env.lockstep_core.CoreLockstep``: the learner's and each player's actions one kernel
+step, observations one kernel call), with the same deals, the same bookkeeping (``settle``) and
+the same results for the same seed and actions.
 
 Seeding: game ``i`` draws its learner positions and its deals from
 ``numpy.random.default_rng(SeedSequence(seed).spawn(n)[i])``; agents made from specs, and
@@ -42,7 +44,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -134,7 +136,7 @@ class LockstepGames:
         backend: "python" (driver tables) or "core" (the batched core; needs ``autoreset``).
     """
 
-    def _init_games(
+    def __init__(
         self,
         n: int,
         *,
@@ -181,13 +183,16 @@ class LockstepGames:
         self._opponents = self._per_game(opponents, "opponents")
         self._partners = self._per_game(partner, "partner") if partner is not None else self._opponents
         self.backend = backend
-        self.core: CoreLockstep | None = None  # the CoreLockstep playing the games with backend="core"
+        # How the games are stepped: driver tables, or the batched core (the only difference).
+        self.stepper: TableLockstep | CoreLockstep
         if backend == "core":
-            self.core = CoreLockstep(self)
-            self.games = [Game(rng, self.core.tables[i]) for i, rng in enumerate(self._rngs(seed))]
+            core = CoreLockstep(self)
+            self.stepper = core
+            self.games = [Game(rng, core.tables[i]) for i, rng in enumerate(self._rngs(seed))]
             for g in self.games:
                 g.table.deals = DealSource(g.rng)
         else:
+            self.stepper = TableLockstep(self)
             self.games = [
                 Game(rng, Table(self.rules, episode, DealSource(rng), self.reward)) for rng in self._rngs(seed)
             ]
@@ -269,34 +274,19 @@ class LockstepGames:
 
     def observe(self) -> np.ndarray:
         """Every game's observation for its learner seat to act (one batch), keeping the legal
-        masks for ``masks()``. The privileged hands are unpacked for all games in one call."""
-        if self.core is not None:
-            return self.core.observe()
-        games = self.games
-        obs = np.stack([encode(g.hand, g.hand.to_act, g.table.context) for g in games])
-        self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in games]).astype(bool)
-        if not self.privileged:
-            return obs
-        hands = np.asarray([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games], dtype="<u4")
-        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
-        return np.concatenate([obs, priv], axis=1)
+        masks for ``masks()``; with ``privileged``, the four hands appended."""
+        obs, self._masks = self.stepper.observe()
+        return obs
 
     def masks(self) -> np.ndarray:
         """The legal actions (bool, N x 42) of every game's learner seat to act."""
-        if self._masks is None and self.core is not None:
-            self._masks = self.core.masks()
         if self._masks is None:  # not observed since the last step (e.g. right after loading)
-            self._masks = np.stack([action_mask(g.hand, g.hand.to_act) for g in self.games]).astype(bool)
+            self._masks = self.stepper.masks()
         return self._masks
 
     def terminal_observation(self, g: Game) -> np.ndarray:
         """What the learner's last acting seat sees when the episode is over."""
-        if self.core is not None:
-            return self.core.terminal_observation(cast("CoreTable", g.table).index, g.last_seat)
-        obs = encode(g.hand, g.last_seat, g.table.context)
-        if self.privileged:
-            obs = np.concatenate([obs, np.zeros(PRIVILEGED_SIZE, np.float32)])
-        return obs
+        return self.stepper.terminal_observation(g)
 
     # ------------------------------------------------------------------ stepping
     def learner_step(
@@ -310,25 +300,10 @@ class LockstepGames:
                 batch have moved on, that game and the later ones have not (core backend: no
                 game has moved).
         """
-        if self.core is not None:
-            return self.core.learner_step(actions, games)
-        n = self.n_games
-        rewards = np.zeros(n, np.float32)
-        dones = np.zeros(n, bool)
-        infos: list[dict[str, Any]] = [{} for _ in range(n)]
         self._masks = None
-        idx = range(n) if games is None else games
-        for i, a in zip(idx, actions, strict=True):
-            g = self.games[i]
-            g.last_seat = g.table.to_act
-            outcome = g.driver.apply(int(a))  # raises IllegalActionError on a masked action
-            g.length += 1
-            self.decisions += 1
-            self._settle(i, outcome, rewards, dones, infos)
-        self.advance(rewards, dones, infos)
-        return rewards, dones, infos
+        return self.stepper.learner_step(actions, games)
 
-    def _settle(
+    def settle(
         self, i: int, outcome: Outcome, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]
     ) -> None:
         """Book what an action in game ``i`` did: a hand's end, its reward, the episode's end."""
@@ -370,25 +345,7 @@ class LockstepGames:
     def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
         """Let the other players act, batched by player, until every game waits for the learner
         (or, without autoreset, is over)."""
-        if self.core is not None:
-            self.core.advance(rewards, dones, infos)
-            return
-        while True:
-            groups: dict[int, tuple[Any, list[int]]] = {}
-            for i, g in enumerate(self.games):
-                hand = g.table.hand
-                if hand is None or hand.done:
-                    continue
-                player = g.players[hand.to_act]
-                if player is not None:
-                    groups.setdefault(id(player), (player, []))[1].append(i)
-            if not groups:
-                return
-            for player, idxs in groups.values():
-                tables = [self.games[i].driver for i in idxs]
-                actions = player.act_seats([Seat(t.current_hand, t.to_act, t.context) for t in tables])
-                for i, t, a in zip(idxs, tables, actions, strict=True):
-                    self._settle(i, t.apply(int(a)), rewards, dones, infos)
+        self.stepper.advance(rewards, dones, infos)
 
     # ------------------------------------------------------------------ saving
     def game_data(self, g: Game) -> dict[str, Any]:
@@ -427,6 +384,73 @@ class LockstepGames:
                 g.players[s] = g.partner
             else:
                 g.players[s] = None
+
+
+class TableLockstep:
+    """The python backend of ``LockstepGames``: each game on its driver ``Table`` (module
+    docstring); ``CoreLockstep`` is the same on the batched core."""
+
+    def __init__(self, owner: LockstepGames) -> None:
+        self.owner = owner
+
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """Observations and legal masks (bool) of every game's seat to act."""
+        owner = self.owner
+        games = owner.games
+        obs = np.stack([encode(g.hand, g.hand.to_act, g.table.context) for g in games])
+        masks = self.masks()
+        if not owner.privileged:
+            return obs, masks
+        hands = np.asarray([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games], dtype="<u4")
+        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+        return np.concatenate([obs, priv], axis=1), masks
+
+    def masks(self) -> np.ndarray:
+        return np.stack([action_mask(g.hand, g.hand.to_act) for g in self.owner.games]).astype(bool)
+
+    def terminal_observation(self, g: Game) -> np.ndarray:
+        obs = encode(g.hand, g.last_seat, g.table.context)
+        if self.owner.privileged:
+            obs = np.concatenate([obs, np.zeros(PRIVILEGED_SIZE, np.float32)])
+        return obs
+
+    def learner_step(
+        self, actions: Any, games: Sequence[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        owner = self.owner
+        n = owner.n_games
+        rewards = np.zeros(n, np.float32)
+        dones = np.zeros(n, bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        idx = range(n) if games is None else games
+        for i, a in zip(idx, actions, strict=True):
+            g = owner.games[i]
+            g.last_seat = g.table.to_act
+            outcome = g.driver.apply(int(a))  # raises IllegalActionError on a masked action
+            g.length += 1
+            owner.decisions += 1
+            owner.settle(i, outcome, rewards, dones, infos)
+        self.advance(rewards, dones, infos)
+        return rewards, dones, infos
+
+    def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
+        owner = self.owner
+        while True:
+            groups: dict[int, tuple[Any, list[int]]] = {}
+            for i, g in enumerate(owner.games):
+                hand = g.table.hand
+                if hand is None or hand.done:
+                    continue
+                player = g.players[hand.to_act]
+                if player is not None:
+                    groups.setdefault(id(player), (player, []))[1].append(i)
+            if not groups:
+                return
+            for player, idxs in groups.values():
+                tables = [owner.games[i].driver for i in idxs]
+                actions = player.act_seats([Seat(t.current_hand, t.to_act, t.context) for t in tables])
+                for i, t, a in zip(idxs, tables, actions, strict=True):
+                    owner.settle(i, t.apply(int(a)), rewards, dones, infos)
 
 
 def _label(player: Any) -> str | None:

@@ -34,7 +34,7 @@ game that is not done, and here only the games of one player move at a time).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -67,7 +67,7 @@ from baloot_env.view import PlayerView
 
 if TYPE_CHECKING:
     from baloot_env.hand import HandState
-    from baloot_env.lockstep import LockstepGames
+    from baloot_env.lockstep import Game, LockstepGames
     from baloot_env.match import MatchState
 
 __all__ = ["MAX_HISTORY", "CoreLockstep", "deal_row"]
@@ -159,20 +159,21 @@ class CoreLockstep:
         return history_pairs(self.hist_action[i], self.hist_seat[i], int(self.hist_len[i]))
 
     # ------------------------------------------------------------------ observations
-    def observe(self) -> np.ndarray:
-        """Every game's observation for its seat to act (the learner's), one kernel call."""
+    def observe(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every game's observation for its seat to act (the learner's) and its legal mask
+        (bool), one kernel call."""
         self.flush()
         owner = self.owner
         obs, masks = self.core.observe()
-        owner._masks = masks.astype(bool)
+        legal = masks.astype(bool)
         obs = obs.copy()
         if not owner.privileged:
-            return obs
+            return obs, legal
         games = self.core.state.games
         seats = (games[:, TO_ACT, None] + np.arange(NUM_SEATS)) & 3
         hands = np.take_along_axis(games[:, HANDS : HANDS + NUM_SEATS], seats, axis=1).astype("<u4")
         priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
-        return np.concatenate([obs, priv], axis=1)
+        return np.concatenate([obs, priv], axis=1), legal
 
     def masks(self) -> np.ndarray:
         self.flush()
@@ -186,9 +187,10 @@ class CoreLockstep:
         kernels.observe(games, self.core.switches, chosen, self._obs[:k], self._mask[:k])
         return self._obs[:k].copy(), self._mask[:k].copy()
 
-    def terminal_observation(self, i: int, seat: int) -> np.ndarray:
-        """What ``seat`` sees of game ``i``'s finished hand (read before the next deal)."""
-        obs: np.ndarray = self._observe_rows(np.array([i]), np.array([seat]))[0][0]
+    def terminal_observation(self, g: Game) -> np.ndarray:
+        """What game ``g``'s last learner seat sees of its finished hand (read before the next deal)."""
+        i = cast(CoreTable, g.table).index
+        obs: np.ndarray = self._observe_rows(np.array([i]), np.array([g.last_seat]))[0][0]
         if self.owner.privileged:
             obs = np.concatenate([obs, np.zeros(self.owner.obs_size - OBS_SIZE, np.float32)])
         return obs
@@ -208,7 +210,6 @@ class CoreLockstep:
         rewards = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
-        owner._masks = None
         self.flush()
         rows = self._all if games is None else np.asarray(games, dtype=np.int64)
         acts = np.asarray(actions).reshape(-1)
@@ -274,7 +275,7 @@ class CoreLockstep:
         if len(ended):
             results = BatchResults(reward, table)
             for j in ended.tolist():
-                owner._settle(int(rows[j]), self._outcome(int(rows[j]), results, j), rewards, dones, infos)
+                owner.settle(int(rows[j]), self._outcome(int(rows[j]), results, j), rewards, dones, infos)
 
     def _outcome(self, i: int, results: BatchResults, j: int) -> Outcome:
         """What the action that ended game ``i``'s hand did, as the driver's ``Outcome``; in a

@@ -7,9 +7,11 @@ changes nothing, R9) and yields the ``Turn``. It stops when the episode is over,
 whose view ``until`` accepts (nothing is chosen or applied at that turn). A caller that stops
 iterating stops the game where it is.
 
-Evaluation (``eval.duplicate``), position collection (``agents.neural.positions``), warm-start
-labelling (``train.pretrain``), the call step (``train.call_iteration``) and the league's timing
-positions (``eval.league``) all play through it.
+``play_hands(table, new_hand, enough)`` plays hand after hand until ``enough()``: the one
+position collector's loop, under ``agents.neural.positions`` (positions for distillation and
+export checks), ``train.pretrain`` (warm-start labels) and ``train.call_iteration`` (call
+decisions). Evaluation (``eval.duplicate``) and the league's timing positions (``eval.league``)
+play through ``play`` too.
 """
 
 from __future__ import annotations
@@ -52,3 +54,18 @@ def play(
             return
         action = choose(view)
         yield Turn(view, action, table.apply(action))
+
+
+def play_hands(
+    table: Table,
+    new_hand: Callable[[], Callable[[PlayerView], int]],
+    enough: Callable[[], bool],
+    until: Callable[[PlayerView], bool] | None = None,
+) -> Iterator[Turn]:
+    """The turns of hand after hand until ``enough()`` (asked before each hand): ``table.reset()``
+    deals the next one, then ``new_hand()`` seats its players and returns its ``choose``, and
+    the hand is played as ``play`` plays it (``until``: stop it before the turn whose view it
+    accepts). A hand's last turn carries its ``outcome.hand_result``."""
+    while not enough():
+        table.reset()
+        yield from play(table, new_hand(), until)

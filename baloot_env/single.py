@@ -99,8 +99,7 @@ class BalootEnv(gymnasium.Env[Any, Any]):
             raise ValueError(f"illegal must be one of {ILLEGAL}, got {illegal!r}")
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
-        self.games = LockstepGames()
-        self.games._init_games(
+        self.games = LockstepGames(
             1,
             learner=learner,
             position=position,

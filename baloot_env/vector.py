@@ -108,7 +108,8 @@ class BalootVecEnv(LockstepGames, VecEnv):
         privileged: bool = False,
         backend: str = "core",
     ):
-        self._init_games(
+        LockstepGames.__init__(
+            self,
             n_envs,
             learner=learner,
             position=position,

@@ -26,6 +26,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ from baloot_env.config import from_mapping
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
 from baloot_env.hand import BIDDING, DOUBLING
-from baloot_env.loop import play
+from baloot_env.loop import play_hands
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
@@ -95,18 +96,17 @@ def collect_call_views(
     table = Table(rules, "hand", DealSource(rng))
     heuristic = HeuristicAgent(0)
     views: list[PlayerView] = []
-    while len(views) < count:
-        table.reset()
+
+    def new_hand() -> Callable[[PlayerView], int]:
         other = heuristic if rng.random() < heuristic_share else policy
         teams: list[Agent] = [policy, other] if rng.random() < 0.5 else [other, policy]
         policy.reset(int(rng.integers(2**62)))
+        return lambda view: teams[team_of(view.seat)].act(view)
 
-        def choose(view: PlayerView, teams: list[Agent] = teams) -> int:
-            return teams[team_of(view.seat)].act(view)
-
-        for turn in play(table, choose, until=lambda view: view.phase not in (BIDDING, DOUBLING)):
-            if len(cards_of(turn.view.legal_mask)) > 1 and len(views) < count:
-                views.append(turn.view)
+    calls_over = lambda view: view.phase not in (BIDDING, DOUBLING)  # noqa: E731
+    for turn in play_hands(table, new_hand, lambda: len(views) >= count, until=calls_over):
+        if len(cards_of(turn.view.legal_mask)) > 1 and len(views) < count:
+            views.append(turn.view)
     return views
 
 

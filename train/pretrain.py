@@ -25,6 +25,7 @@ import multiprocessing as mp
 import random
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,7 +39,7 @@ from baloot_env.actions import NUM_ACTIONS
 from baloot_env.batch import BatchGame
 from baloot_env.batch.state import HANDS
 from baloot_env.driver import DealSource, Table
-from baloot_env.loop import play
+from baloot_env.loop import play_hands
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
@@ -78,43 +79,44 @@ def collect(
     targets = np.zeros((n, 42), np.float32)
     values = np.zeros(n, np.float32)
     table = Table(rules, "hand", DealSource(rng), reward)  # hand episodes, deals from the seed
-    k = 0
-    while k < n:
-        table.reset()
-        start, teams = k, list[int]()
-        outcome = None
+    k = start = 0
+    teams: list[int] = []  # the team of each position of the hand being played
 
-        def choose(view: PlayerView, teams: list[int] = teams) -> int:
-            nonlocal k
-            seat = view.seat
-            scores = None
-            if decide is not None:
-                label, scores = decide(view)
+    def new_hand() -> Callable[[PlayerView], int]:
+        nonlocal start
+        start = k
+        teams.clear()
+        return choose
+
+    def choose(view: PlayerView) -> int:
+        nonlocal k
+        seat = view.seat
+        scores = None
+        if decide is not None:
+            label, scores = decide(view)
+        else:
+            label = teacher.act(view)
+        if k < n:
+            o = view.observation()
+            if privileged:
+                hands = table.current_hand.hands  # the critic's privileged input (training only)
+                o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
+            obs[k], masks[k] = o, view.action_mask()
+            if scores:
+                cards = list(scores)
+                z = np.array([scores[c] for c in cards]) / soft_temperature
+                p = np.exp(z - z.max())
+                targets[k, cards] = p / p.sum()
             else:
-                label = teacher.act(view)
-            if k < n:
-                o = view.observation()
-                if privileged:
-                    hands = table.current_hand.hands  # the critic's privileged input (training only)
-                    o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
-                obs[k], masks[k] = o, view.action_mask()
-                if scores:
-                    cards = list(scores)
-                    z = np.array([scores[c] for c in cards]) / soft_temperature
-                    p = np.exp(z - z.max())
-                    targets[k, cards] = p / p.sum()
-                else:
-                    targets[k, label] = 1.0
-                teams.append(seat % 2)
-                k += 1
-            return int(rng.choice(view.legal_actions)) if rng.random() < random_share else label
+                targets[k, label] = 1.0
+            teams.append(seat % 2)
+            k += 1
+        return int(rng.choice(view.legal_actions)) if rng.random() < random_share else label
 
-        for turn in play(table, choose):
-            outcome = turn.outcome
-        if outcome is None:
-            raise RuntimeError("a played hand ends with an outcome")
-        for j, team in enumerate(teams):
-            values[start + j] = outcome.rewards[team]
+    for turn in play_hands(table, new_hand, lambda: k >= n):
+        if turn.outcome.hand_result is not None:  # the hand's end: its reward is every position's value
+            for j, team in enumerate(teams):
+                values[start + j] = turn.outcome.rewards[team]
     return obs, masks, targets, values
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from agents.base import Agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.driver import DealSource, Table
-from baloot_env.loop import play
+from baloot_env.loop import play_hands
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
@@ -72,23 +72,29 @@ def collect_positions(
     masks = np.zeros((count, NUM_ACTIONS), dtype=np.int8)
     phases: list[str] = []
     n = hands = 0
-    while n < count:
-        table.reset()  # draws the deal from rng
-        team = [agents[int(i)] for i in rng.integers(len(agents), size=2)]
+
+    def new_hand() -> Callable[[PlayerView], int]:
+        nonlocal hands
+        if hands and progress is not None:
+            progress(n, count)
+        team = [agents[int(i)] for i in rng.integers(len(agents), size=2)]  # after the deal (reset)
         for agent in team:
             agent.reset(int(rng.integers(2**62)))
         hands += 1
 
-        def choose(view: PlayerView, team: list[Agent] = team) -> int:
+        def choose(view: PlayerView) -> int:
             if epsilon and rng.random() < epsilon:
                 return int(rng.choice(view.legal_actions))
             return team[team_of(view.seat)].act(view)
 
-        for turn in play(table, choose, until=lambda _: len(phases) >= count):
-            obs[n] = turn.view.observation()  # a view is a snapshot: its turn's observation
-            masks[n] = turn.view.action_mask()
-            phases.append(turn.view.phase)
-            n += 1
-        if progress is not None:
-            progress(n, count)
+        return choose
+
+    full = lambda *_: len(phases) >= count  # noqa: E731  (every position taken)
+    for turn in play_hands(table, new_hand, full, until=full):
+        obs[n] = turn.view.observation()  # a view is a snapshot: its turn's observation
+        masks[n] = turn.view.action_mask()
+        phases.append(turn.view.phase)
+        n += 1
+    if progress is not None:
+        progress(n, count)
     return Positions(obs, masks, np.array(phases), hands)

@@ -217,7 +217,7 @@ def test_a_backend_is_one_of_two_and_the_core_needs_autoreset():
     from baloot_env.lockstep import LockstepGames
 
     with pytest.raises(ValueError, match="autoreset"):
-        LockstepGames()._init_games(2, backend="core", autoreset=False)
+        LockstepGames(2, backend="core", autoreset=False)
 
 
 # ---------------------------------------------------------------------- self-play

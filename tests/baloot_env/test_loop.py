@@ -9,7 +9,7 @@ import pytest
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import IllegalActionError
 from baloot_env.hand import HandState
-from baloot_env.loop import play
+from baloot_env.loop import play, play_hands
 from baloot_env.phases import BIDDING, PLAY
 
 
@@ -51,3 +51,24 @@ def test_a_refused_action_raises_and_changes_nothing():
     with pytest.raises(IllegalActionError):
         next(play(table, lambda view: 0))  # card 0 during the bidding (R9)
     assert table.hand.to_json() == before and table.to_act == seat
+
+
+def test_play_hands_deals_a_hand_while_not_enough_and_each_ends_with_its_result():
+    """``play_hands``: ``enough`` is asked before each hand, ``new_hand`` after its deal; every
+    hand played to its end carries its result on its last turn; ``until`` cuts a hand short."""
+    table = Table(None, "hand", DealSource(random.Random(3)))
+    rng = random.Random(4)
+    deals, ends, turns = [], 0, 0
+
+    def new_hand():
+        deals.append(table.hand.deal)  # dealt already: new_hand comes after reset
+        return lambda view: rng.choice(view.legal_actions)
+
+    for turn in play_hands(table, new_hand, lambda: len(deals) >= 3):
+        turns += 1
+        ends += turn.outcome.hand_result is not None
+    assert len(deals) == 3 and len(set(map(repr, deals))) == 3 and ends == 3 and turns > 3 * 4
+
+    deals.clear()
+    bids = list(play_hands(table, new_hand, lambda: len(deals) >= 2, until=lambda view: view.phase != BIDDING))
+    assert len(deals) == 2 and bids and all(t.view.phase == BIDDING for t in bids)
