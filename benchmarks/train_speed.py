@@ -8,7 +8,8 @@ machine is shared). ``--profile N`` prints each run's N most expensive functions
 time) and the split between collection and PPO updates; every run prints where its wall-clock
 time went (the games, the PPO updates, the rest) without a profiler's overhead.
 
-Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``.
+Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``;
+``--precision fp32 bf16 fp32 bf16`` alternates the PPO update's number format (``ppo.precision``).
 """
 
 from __future__ import annotations
@@ -117,16 +118,25 @@ def main() -> None:
         help="self-play backends to measure, in this order",
     )
     parser.add_argument("--profile", type=int, default=0, metavar="N", help="print the N most expensive functions")
+    parser.add_argument(
+        "--precision",
+        nargs="+",
+        default=["fp32"],
+        choices=["fp32", "bf16"],
+        help="ppo.precision of each run, in this order (repeat them to alternate: fp32 bf16 fp32 bf16)",
+    )
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     args = parser.parse_args()
     for backend in args.backend:
         for t in args.threads:
-            wall, cpu = measure(args.steps, t, args.overrides, backend, args.profile)
-            print(
-                f"backend {backend}, torch threads {t}: {wall:,.0f} learner decisions/s "
-                f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}",
-                flush=True,
-            )
+            for precision in args.precision:
+                overrides = [*args.overrides, f"ppo.precision={precision}"]
+                wall, cpu = measure(args.steps, t, overrides, backend, args.profile)
+                print(
+                    f"backend {backend}, torch threads {t}, {precision}: {wall:,.0f} learner decisions/s "
+                    f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

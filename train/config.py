@@ -45,6 +45,7 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     return field(default=default, metadata={"help": help})
 
 
+PRECISIONS = ("fp32", "bf16")  # of the PPO update (train.policy.BalootPolicy)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
 
@@ -84,6 +85,9 @@ class PPOConfig:
     vf_coef: float = _f(0.5, "weight of the value loss")
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
     total_steps: int = _f(2_500_000, "learner decisions of PPO (0: warm start and evaluation only)")
+    precision: str = _f(
+        "fp32", "number format of the update's matrix work: 'fp32', or 'bf16' (autocast, train.policy.BalootPolicy)"
+    )
 
 
 @dataclass(frozen=True)
@@ -381,6 +385,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _number("ppo.vf_coef", p.vf_coef, 0)
     _number("ppo.max_grad_norm", p.max_grad_norm, 0, low_open=True)
     _need(p.total_steps >= 0, "ppo.total_steps", p.total_steps, ">= 0 (learner decisions)")
+    _need(p.precision in PRECISIONS, "ppo.precision", p.precision, " or ".join(repr(x) for x in PRECISIONS))
 
     # --- env
     e = cfg.env

@@ -17,6 +17,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from agents.neural.network import BalootNet, NetSpec
+from train.config import PRECISIONS
 
 
 class _Extractor(nn.Module):
@@ -51,9 +52,17 @@ class _Heads(nn.Module):
 
 
 class BalootPolicy(MaskableActorCriticPolicy):
-    """``MaskableActorCriticPolicy`` whose networks are one ``BalootNet`` (``self.net``)."""
+    """``MaskableActorCriticPolicy`` whose networks are one ``BalootNet`` (``self.net``).
 
-    def __init__(self, *args: Any, net_spec: dict[str, Any] | None = None, **kwargs: Any):
+    ``precision``: the number format of the network's matrix work in the PPO update
+    (``evaluate_actions``): "fp32", or "bf16" (autocast; the weights, the gradients, the
+    distribution and the losses stay fp32). The rollouts' forward passes are fp32 either way.
+    """
+
+    def __init__(self, *args: Any, net_spec: dict[str, Any] | None = None, precision: str = "fp32", **kwargs: Any):
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        self.precision = precision
         self._net_spec = NetSpec.from_dict(net_spec) if net_spec else NetSpec()
         kwargs.setdefault("ortho_init", True)
         super().__init__(*args, **kwargs)
@@ -79,3 +88,20 @@ class BalootPolicy(MaskableActorCriticPolicy):
         data = super()._get_constructor_parameters()
         data["net_spec"] = self._net_spec.to_dict()
         return data
+
+    def evaluate_actions(
+        self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """SB3's, with the network's matrix work in ``precision`` (class docstring)."""
+        if self.precision == "fp32":
+            return super().evaluate_actions(obs, actions, action_masks)
+        features = self.extract_features(obs)
+        assert isinstance(features, torch.Tensor)  # one features extractor, shared (share_features_extractor)
+        with torch.autocast(self.device.type, dtype=torch.bfloat16):
+            h = self.net.features(features)
+            logits = self.net.logits_from_features(h)
+            values = self.value_net(self.net.value_latent(h, features))
+        distribution = self.action_dist.proba_distribution(action_logits=logits.float())
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return values.float(), distribution.log_prob(actions), distribution.entropy()

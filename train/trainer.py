@@ -130,7 +130,7 @@ class Trainer(RunFrame):
             max_grad_norm=p.max_grad_norm,
             seed=cfg.seed,
             device="cpu",
-            policy_kwargs={"net_spec": self.spec.to_dict()},
+            policy_kwargs={"net_spec": self.spec.to_dict(), "precision": p.precision},
             verbose=0,
         )
         self.model.after_update = self.after_update

@@ -94,6 +94,12 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
         cfg.ppo.n_envs,
         f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)",
     )
+    _need(
+        cfg.ppo.precision == "fp32",
+        "ppo.precision",
+        cfg.ppo.precision,
+        "'fp32' with --backend rllib (bf16 is the SB3 backend's)",
+    )
 
 
 def load_rllib_config(
