@@ -19,8 +19,6 @@ from typing import Any
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
-from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
-from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
@@ -46,6 +44,9 @@ def _make_heuristic(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_search(seed: int, params: dict[str, Any]) -> Agent:
+    # imported here: the search stack (numba kernels, their cache guard) loads only when named
+    from agents.search_player.player import SearchAgent, SearchConfig
+
     try:
         return SearchAgent(seed, SearchConfig.from_dict(params))
     except ConfigError as e:
@@ -53,6 +54,9 @@ def _make_search(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
+    # imported here: the search stack (numba kernels, their cache guard) loads only when named
+    from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
+
     try:
         config = NetSearchConfig.from_dict(params)
     except ValueError as e:  # ConfigError

@@ -103,7 +103,9 @@ def collect_call_views(
         policy.reset(int(rng.integers(2**62)))
         return lambda view: teams[team_of(view.seat)].act(view)
 
-    calls_over = lambda view: view.phase not in (BIDDING, DOUBLING)  # noqa: E731
+    def calls_over(view: PlayerView) -> bool:
+        return view.phase not in (BIDDING, DOUBLING)
+
     for turn in play_hands(table, new_hand, lambda: len(views) >= count, until=calls_over):
         if len(cards_of(turn.view.legal_mask)) > 1 and len(views) < count:
             views.append(turn.view)

@@ -220,12 +220,11 @@ class RunFrame(ABC):
         bundle = self.export_bundle(self.run_dir / "bundles" / "final", evaluations=final)
         summary = {
             "run_dir": str(self.run_dir),
-            **{k: v for k, v in extra.items() if k == "backend"},
             "steps": stats["steps"],
             "seconds": round(stats["seconds"], 1),
             "decisions_per_s": round((stats["steps"] - self.start_step) / max(stats["seconds"], 1e-9), 1),
             "selfplay": stats["selfplay"],
-            **{k: v for k, v in extra.items() if k != "backend"},
+            **extra,
             "final_evaluation": final,
             "bundle": str(bundle),
             "champion": json.loads((self.run_dir / "champion.json").read_text())["champion"],

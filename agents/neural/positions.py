@@ -89,7 +89,9 @@ def collect_positions(
 
         return choose
 
-    full = lambda *_: len(phases) >= count  # noqa: E731  (every position taken)
+    def full(*_: object) -> bool:  # every position taken: no next hand, no next turn
+        return len(phases) >= count
+
     for turn in play_hands(table, new_hand, full, until=full):
         obs[n] = turn.view.observation()  # a view is a snapshot: its turn's observation
         masks[n] = turn.view.action_mask()
