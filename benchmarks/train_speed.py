@@ -9,7 +9,9 @@ time) and the split between collection and PPO updates; every run prints where i
 time went (the games, the PPO updates, the rest) without a profiler's overhead.
 
 Run: ``taskset -c 0 .venv/bin/python benchmarks/train_speed.py --backend python core --threads 1``;
-``--precision fp32 bf16 fp32 bf16`` alternates the PPO update's number format (``ppo.precision``).
+``--precision fp32 bf16 fp32 bf16`` alternates the PPO update's number format (``ppo.precision``);
+``--variant fp32:1 bf16:2 fp32:1 bf16:2`` alternates precision and learner processes
+(``ppo.processes``; run it without ``taskset``: two processes want both cores).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def measure(
             start, cpu = time.perf_counter(), time.process_time()
             if prof is not None:
                 prof.enable()
-            trainer.model.learn(total_timesteps=steps)
+            trainer.train()  # PPO to ppo.total_steps, with the helpers of ppo.processes > 1
             wall = time.perf_counter() - start
             rate = steps / wall, steps / (time.process_time() - cpu)
         finally:
@@ -125,16 +127,30 @@ def main() -> None:
         choices=["fp32", "bf16"],
         help="ppo.precision of each run, in this order (repeat them to alternate: fp32 bf16 fp32 bf16)",
     )
+    parser.add_argument(
+        "--variant",
+        nargs="+",
+        default=None,
+        metavar="PRECISION:PROCESSES",
+        help="runs of ppo.precision and ppo.processes, in this order (e.g. fp32:1 bf16:2 fp32:1 bf16:2); "
+        "instead of --precision",
+    )
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     args = parser.parse_args()
+    variants = [(p, 1) for p in args.precision]
+    if args.variant:
+        try:
+            variants = [(v.split(":")[0], int(v.split(":")[1])) for v in args.variant]
+        except (IndexError, ValueError):
+            parser.error(f"--variant takes PRECISION:PROCESSES, e.g. bf16:2; got {args.variant}")
     for backend in args.backend:
         for t in args.threads:
-            for precision in args.precision:
-                overrides = [*args.overrides, f"ppo.precision={precision}"]
+            for precision, processes in variants:
+                overrides = [*args.overrides, f"ppo.precision={precision}", f"ppo.processes={processes}"]
                 wall, cpu = measure(args.steps, t, overrides, backend, args.profile)
                 print(
-                    f"backend {backend}, torch threads {t}, {precision}: {wall:,.0f} learner decisions/s "
-                    f"({cpu:,.0f} per CPU second; collection + PPO updates), torch {torch.__version__}",
+                    f"backend {backend}, torch threads {t}, {precision}, {processes} process(es): {wall:,.0f} learner "
+                    f"decisions/s ({cpu:,.0f} per CPU second of the first; collection + PPO updates), torch {torch.__version__}",
                     flush=True,
                 )
 

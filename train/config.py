@@ -46,6 +46,7 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
 
 
 PRECISIONS = ("fp32", "bf16")  # of the PPO update (train.policy.BalootPolicy)
+MAX_PROCESSES = 64  # learner processes of one run (ppo.processes, train.learners)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
 
@@ -87,6 +88,11 @@ class PPOConfig:
     total_steps: int = _f(2_500_000, "learner decisions of PPO (0: warm start and evaluation only)")
     precision: str = _f(
         "fp32", "number format of the update's matrix work: 'fp32', or 'bf16' (autocast, train.policy.BalootPolicy)"
+    )
+    processes: int = _f(
+        1,
+        "learner processes (one a core): each plays n_envs / processes of the games and takes batch_size / "
+        "processes of each minibatch, and their gradients are averaged, so the update is the whole batch's (train.learners)",
     )
 
 
@@ -386,6 +392,9 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _number("ppo.max_grad_norm", p.max_grad_norm, 0, low_open=True)
     _need(p.total_steps >= 0, "ppo.total_steps", p.total_steps, ">= 0 (learner decisions)")
     _need(p.precision in PRECISIONS, "ppo.precision", p.precision, " or ".join(repr(x) for x in PRECISIONS))
+    _need(1 <= p.processes <= MAX_PROCESSES, "ppo.processes", p.processes, f"in [1, {MAX_PROCESSES}]")
+    for key, value in (("n_envs", p.n_envs), ("batch_size", p.batch_size)):
+        _need(value % p.processes == 0, f"ppo.{key}", value, f"a multiple of ppo.processes = {p.processes}")
 
     # --- env
     e = cfg.env

@@ -48,9 +48,13 @@ class NetOpponent:
         self.rng = rng
 
     def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        obs, masks = seat_arrays(seats)
-        with torch.no_grad():
-            logits, _ = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
+        return self.act_arrays(*seat_arrays(seats))
+
+    def act_arrays(self, obs: np.ndarray, masks: np.ndarray) -> list[int]:
+        """A sample from the network's masked policy for each row (the core backend's games
+        ask this on their observation blocks, ``train.selfplay``)."""
+        with torch.inference_mode():
+            logits = self.net.policy_logits(torch.from_numpy(obs), torch.from_numpy(masks))
             probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
         probs *= masks  # exactly zero on illegal actions
         return sample_masked(probs, self.rng)

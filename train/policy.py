@@ -16,7 +16,7 @@ import torch
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from agents.neural.network import BalootNet, NetSpec
+from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec
 from train.config import PRECISIONS
 
 
@@ -92,16 +92,19 @@ class BalootPolicy(MaskableActorCriticPolicy):
     def evaluate_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """SB3's, with the network's matrix work in ``precision`` (class docstring)."""
-        if self.precision == "fp32":
-            return super().evaluate_actions(obs, actions, action_masks)
+        """Values, log-probabilities of ``actions`` and entropies under the masked policy, as
+        sb3-contrib's (illegal actions at ``MASKED_LOGIT``, their terms left out of the entropy),
+        computed on the logits directly (no distribution object: the update calls this for every
+        minibatch), with the network's matrix work in ``precision`` (class docstring)."""
         features = self.extract_features(obs)
         assert isinstance(features, torch.Tensor)  # one features extractor, shared (share_features_extractor)
-        with torch.autocast(self.device.type, dtype=torch.bfloat16):
+        with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.precision == "bf16"):
             h = self.net.features(features)
             logits = self.net.logits_from_features(h)
             values = self.value_net(self.net.value_latent(h, features))
-        distribution = self.action_dist.proba_distribution(action_logits=logits.float())
-        if action_masks is not None:
-            distribution.apply_masking(action_masks)
-        return values.float(), distribution.log_prob(actions), distribution.entropy()
+        logits = logits.float()
+        legal = torch.ones_like(logits, dtype=torch.bool) if action_masks is None else action_masks.bool()
+        log_p = torch.log_softmax(torch.where(legal, logits, MASKED_LOGIT), dim=-1)
+        log_prob = log_p.gather(-1, actions.long().reshape(-1, 1)).squeeze(-1)
+        entropy = -torch.where(legal, log_p.exp() * log_p, 0.0).sum(-1)
+        return values.float(), log_prob, entropy

@@ -9,7 +9,7 @@ bookkeeping of the one game driver) with what training adds:
 - the opponent team is drawn per game from the ``OpponentPool`` (recent snapshots of the learner,
   champions, ``heuristic``, ``random``), by the config's mixing weights; opponents' decisions are
   batched across the games, as the vector env batches any player (on the core backend a network
-  of the pool gets the observation block of its games, ``net_actions``);
+  of the pool gets the observation block of its games, ``NetOpponent.act_arrays``);
 - episode summaries (``finished``: opponent category, reward, won, score, per-hand figures) for
   the trainer's ``selfplay/`` logs;
 - checkpoints: ``state()`` / ``load_state()`` hold the games in progress (hands, matches,
@@ -32,29 +32,16 @@ the next ``reset``); the pool has its own generator, seeded and checkpointed by 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
-import torch
 
-from agents.neural.policy import sample_masked
 from baloot_env.rewards import Reward
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
 from train.opponents import NetOpponent, OpponentPool
 
 GAMES_FORMAT = "baloot-selfplay-games-2"
-
-
-def net_actions(opponent: NetOpponent, obs: np.ndarray, masks: np.ndarray) -> list[int]:
-    """``NetOpponent.act_seats`` on arrays: a sample from the network's masked policy, drawing
-    from the opponent's generator exactly as ``act_seats`` does for the same observations."""
-    with torch.no_grad():
-        logits, _ = opponent.net(torch.from_numpy(obs), torch.from_numpy(masks))
-        probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
-    probs *= masks  # exactly zero on illegal actions
-    return sample_masked(probs, opponent.rng)
 
 
 class SelfPlayVecEnv(BalootVecEnv):
@@ -89,7 +76,7 @@ class SelfPlayVecEnv(BalootVecEnv):
     def array_policy(self, player: Any) -> Callable[[np.ndarray, np.ndarray], list[int]] | None:
         """The core backend asks a network of the pool on the observation block of its games."""
         if isinstance(player, NetOpponent):
-            return partial(net_actions, player)
+            return player.act_arrays
         return None
 
     def _observe_all(self) -> np.ndarray:

@@ -7,14 +7,11 @@ the PPO itself (rollout buffer, GAE, masked sampling, clipped update).
 from __future__ import annotations
 
 import json
-import random
 import time
 from pathlib import Path
 from typing import Any, cast
 
 import numpy as np
-import torch
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
@@ -32,24 +29,12 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
-from train.opponents import OpponentPool
-from train.policy import BalootPolicy
+from train.learners import Helpers, start_helpers
+from train.ppo import build_learner, learner_state, restore_learner
 from train.pretrain import pretrain
 from train.progress import progress_line
-from train.selfplay import SelfPlayVecEnv, episode_counts, selfplay_stats
+from train.selfplay import episode_counts, selfplay_stats
 from train.skeleton import RunFrame
-
-
-class BalootPPO(MaskablePPO):
-    """MaskablePPO that calls ``after_update`` once each PPO update is done (checkpoint point)."""
-
-    after_update: Any = None
-
-    def train(self) -> None:
-        super().train()
-        if self.after_update is not None:
-            self.after_update()
-
 
 SETTINGS = frozenset({"learning_rate", "clip_range", "clip_range_vf", "n_updates"})
 
@@ -106,37 +91,14 @@ class Trainer(RunFrame):
 
     def start(self) -> None:
         cfg, resume = self.cfg, self.resume
+        self.helpers: Helpers | None = None  # the other learner processes (ppo.processes > 1)
+        helper_states: list[dict[str, Any]] | None = None
         self.seed_everything()  # one visible block: every random choice flows from cfg.seed
 
-        # --- opponents, games, model
+        # --- opponents, games, model: learner process 0's (train.ppo)
         self.spec = cfg.net.spec()
-        self.pool = OpponentPool(cfg.opponents, self.spec, cfg.seed + 1000)
-        self.venv = SelfPlayVecEnv(
-            cfg.ppo.n_envs, cfg.env, self.pool, cfg.seed + 2000, cfg.net.privileged_critic, backend=self.backend
-        )
-        p = cfg.ppo
-        self.model = BalootPPO(
-            BalootPolicy,
-            self.venv,
-            learning_rate=p.learning_rate,
-            n_steps=p.n_steps,
-            batch_size=p.batch_size,
-            n_epochs=p.n_epochs,
-            gamma=p.gamma,
-            gae_lambda=p.gae_lambda,
-            clip_range=p.clip_range,
-            ent_coef=p.ent_coef,
-            vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm,
-            seed=cfg.seed,
-            device="cpu",
-            policy_kwargs={"net_spec": self.spec.to_dict(), "precision": p.precision},
-            verbose=0,
-        )
+        self.pool, self.venv, self.model = build_learner(cfg, 0, self.backend)
         self.model.after_update = self.after_update
-        # SB3 seeds the env with cfg.seed (MaskablePPO(seed=...)); the games keep their own seed,
-        # as they always had, applied at the first reset (BalootVecEnv.seed).
-        self.venv.seed(cfg.seed + 2000)
         if resume:
             latest_checkpoint(self.run_dir)  # CheckpointError now, before anything is touched, when there is none
         elif cfg.init_from:  # checked before the run dir is touched
@@ -145,12 +107,17 @@ class Trainer(RunFrame):
         self.model.set_logger(tensorboard_logger(self.run_dir / "tb"))
         self.next = self.first_schedule(logs=False)  # progress lines come from _ProgressCallback
         if resume:
-            self._restore()
+            helper_states = self._restore()
         else:
             save_config(cfg, self.run_dir / "config.yaml")
             self._record_hparams()
             self._pretrain()
             self.pool.add_snapshot("step_0", self.net.state_dict())
+        if cfg.ppo.processes > 1:  # the helpers start from these weights (train.learners)
+            policy = self.model.policy
+            size = sum(p.numel() for p in policy.parameters())
+            self.helpers, self.model.exchange = start_helpers(cfg, self.backend, size)
+            self.helpers.start(policy.state_dict(), policy.optimizer.state_dict(), helper_states)
 
     def _record_hparams(self) -> None:
         """The resolved config, flattened (``ppo.learning_rate``, ``env.rules.projects``, ...), in
@@ -198,7 +165,12 @@ class Trainer(RunFrame):
 
     @property
     def steps(self) -> int:
-        return int(self.model.num_timesteps)
+        return int(self.model.num_timesteps) * self.cfg.ppo.processes  # every process plays its share
+
+    def stop(self) -> None:
+        if self.helpers is not None:
+            self.helpers.close()
+            self.helpers = None
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Path:
@@ -208,57 +180,64 @@ class Trainer(RunFrame):
             "config": to_dict(self.cfg),
             "policy": m.policy.state_dict(),
             "optimizer": m.policy.optimizer.state_dict(),
-            "num_timesteps": int(m.num_timesteps),
             "n_updates": int(m._n_updates),
-            "last_obs": _to_tensor(m._last_obs),  # type: ignore[arg-type]  # our VecEnv observes arrays, not dicts
-            "last_episode_starts": _to_tensor(m._last_episode_starts),
-            "pool": self.pool.state(),
-            "games": self.venv.state(),
+            **learner_state(m, self.pool, self.venv),
+            "processes": self.cfg.ppo.processes,
+            "helpers": [] if self.helpers is None else self.helpers.states(),
             "schedule": dict(self.next),
             "evals": _plain(self.evals),
             "promotion": promotion_state(self.run_dir),
-            "rng": {"python": random.getstate(), "numpy": _numpy_rng_state(), "torch": torch.get_rng_state()},
         }
         return save_checkpoint(self.run_dir, self.steps, payload)
 
-    def _restore(self) -> None:
+    def _restore(self) -> list[dict[str, Any]]:
+        """Restore the latest checkpoint; returns the helpers' states (for ``Helpers.start``)."""
         path = latest_checkpoint(self.run_dir)
         data = load_checkpoint(path)
         m = self.model
+        processes = int(data.get("processes", 1))
+        if processes != self.cfg.ppo.processes:
+            raise CheckpointError(
+                f"checkpoint {path} was written by {processes} learner processes; this run has "
+                f"ppo.processes={self.cfg.ppo.processes} (resume with ppo.processes={processes})"
+            )
         try:
             m.policy.load_state_dict(data["policy"])
             m.policy.optimizer.load_state_dict(data["optimizer"])
-            m.num_timesteps = int(data["num_timesteps"])
             m._n_updates = int(data["n_updates"])
-            m._last_obs = _from_tensor(
-                data["last_obs"], (self.venv.num_envs, *(self.venv.observation_space.shape or ()))
-            )
-            m._last_episode_starts = _from_tensor(data["last_episode_starts"], (self.venv.num_envs,))
-            self.pool.load_state(data["pool"])
-            self.venv.load_state(data["games"])
+            restore_learner(m, self.pool, self.venv, data)
+            helpers = list(data.get("helpers", []))
             self.next = {key: data["schedule"][key] for key in ("checkpoint", "snapshot", "eval")}
             self.evals = list(data["evals"])
-            rng = data["rng"]
-            random.setstate(_python_rng_state(rng["python"]))
-            np.random.set_state(_numpy_rng_tuple(rng["numpy"]))
-            torch.set_rng_state(rng["torch"])
             promotion = data["promotion"]
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as e:
             raise CheckpointError(f"checkpoint {path} does not fit this run: {type(e).__name__}: {e}") from None
         restore_promotion_state(self.run_dir, promotion)  # undo what a killed run did after this checkpoint
         self.start_step = self.steps
         self.log(f"resumed {self.run_dir} at step {self.steps:,}")
+        return helpers
 
     def has_checkpoint(self) -> bool:
         return has_checkpoint(self.run_dir)
 
     # ------------------------------------------------------------------ opponents and figures
+    def after_update(self) -> None:
+        super().after_update()
+        if self.helpers is not None:
+            self.helpers.go()  # with what the schedule changed in the pool
+
     def add_snapshot(self) -> None:
-        self.pool.add_snapshot(f"step_{self.steps}", self.net.state_dict())
+        name = f"step_{self.steps}"
+        self.pool.add_snapshot(name, self.net.state_dict())
+        if self.helpers is not None:
+            self.helpers.snapshot(name)
 
     def add_champion(self, candidate: Path) -> None:
         net, _ = load_net(candidate)
-        self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
+        name = f"champion@{self.steps}"
+        self.pool.add_champion(name, net.state_dict(), net.spec)
+        if self.helpers is not None:
+            self.helpers.champion(name, str(candidate))
 
     def scalar(self, key: str, value: float) -> None:
         self.model.logger.record(key, value)
@@ -306,9 +285,12 @@ class Trainer(RunFrame):
                 f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}"
             )
         progress = _ProgressCallback(self)
+        local = -(-remaining // cfg.ppo.processes)  # each process's share, rounded up
+        if self.helpers is not None:
+            self.helpers.go(learn=(local, not self.resume) if remaining > 0 else None)
         if remaining > 0:
             self.model.learn(
-                total_timesteps=remaining,
+                total_timesteps=local,
                 callback=progress,
                 reset_num_timesteps=not self.resume,
                 log_interval=None,  # type: ignore[arg-type]  # None: no SB3 log lines (train.progress prints ours)
@@ -339,35 +321,9 @@ def flat_hparams(config: dict[str, Any], prefix: str = "") -> dict[str, bool | i
     return out
 
 
-def _to_tensor(a: np.ndarray | None) -> torch.Tensor | None:
-    return None if a is None else torch.from_numpy(np.ascontiguousarray(a).copy())
-
-
-def _from_tensor(t: torch.Tensor | None, shape: tuple[int, ...]) -> np.ndarray | None:
-    if t is None:
-        return None
-    if not isinstance(t, torch.Tensor) or tuple(t.shape) != shape:
-        raise ValueError(f"expected an array of shape {shape}, got {getattr(t, 'shape', type(t).__name__)}")
-    return t.numpy()
-
-
 def _plain(x: Any) -> Any:
     """JSON-plain copy (numpy numbers as python numbers, tuples as lists) of evaluation records."""
     return json.loads(json.dumps(x, default=lambda v: v.item() if isinstance(v, np.generic) else v.tolist()))
-
-
-def _numpy_rng_state() -> dict[str, Any]:
-    key, keys, pos, has_gauss, cached = cast(tuple[str, np.ndarray, int, int, float], np.random.get_state())
-    return {"key": key, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
-
-
-def _numpy_rng_tuple(d: dict[str, Any]) -> tuple[Any, ...]:
-    return (d["key"], np.array(d["keys"], dtype=np.uint32), d["pos"], d["has_gauss"], d["cached"])
-
-
-def _python_rng_state(st: Any) -> tuple[Any, ...]:
-    version, internal, gauss = st
-    return (version, tuple(internal), gauss)
 
 
 class _ProgressCallback(BaseCallback):

@@ -113,7 +113,13 @@ class BalootNet(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Masked logits (illegal actions at -1e8) and the value, for a batch."""
         h = self.features(obs)
-        logits = self.logits_from_features(h)
-        logits = torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
         value = self.value_out(self.value_latent(h, obs)).squeeze(-1)
-        return logits, value
+        return _masked(self.logits_from_features(h), mask), value
+
+    def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``forward``'s masked logits alone, without the value head (an opponent's move)."""
+        return _masked(self.logits_from_features(self.features(obs)), mask)
+
+
+def _masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))

@@ -2,7 +2,10 @@
 
 On fixed positions of the shipped champion, the bf16 update sees the same policy as fp32 within
 the stated tolerance (log-probability of the greedy action within 0.1, value within 0.05), and
-it does run in bf16 (the figures are not exactly fp32's); fp32 is SB3's own path, exactly.
+it does run in bf16 (the figures are not exactly fp32's). The update's own masked log-probability
+and entropy (``BalootPolicy.evaluate_actions``, on the logits) equal sb3-contrib's distribution
+path (``MaskableCategorical``) within float rounding, on the champion's positions and on random
+legal masks with sampled actions.
 """
 
 import numpy as np
@@ -38,10 +41,27 @@ def test_bf16_update_sees_the_fp32_policy_within_tolerance():
         v32, l32, e32 = fp32.evaluate_actions(obs, greedy, masks)
         v16, l16, e16 = bf16.evaluate_actions(obs, greedy, masks)
         base = super(BalootPolicy, fp32).evaluate_actions(obs, greedy, masks)
-    assert all(torch.equal(x, y) for x, y in zip(base, (v32, l32, e32), strict=True))  # fp32: SB3's own path
+    for ours, sb3 in zip((v32, l32, e32), base, strict=True):  # fp32: sb3-contrib's figures
+        torch.testing.assert_close(ours, sb3, rtol=1e-5, atol=1e-5)
     assert l16.dtype == v16.dtype == torch.float32  # the losses are computed in fp32
     assert (l32 - l16).abs().max() < LOGPROB_TOLERANCE and (v32 - v16).abs().max() < VALUE_TOLERANCE
     assert (v32 - v16).abs().max() > 0  # it did run in bf16
+
+
+def test_masked_log_probs_and_entropy_equal_sb3_contribs_on_random_masks():
+    torch.manual_seed(1)
+    net, _ = load_net("policies/champion")
+    policy = _policy(net, "fp32")
+    obs = (torch.rand(500, net.spec.obs_size) < 0.15).float()
+    masks = torch.rand(500, 42) < 0.3
+    masks[torch.arange(500), torch.randint(0, 42, (500,))] = True  # at least one legal action
+    actions = torch.multinomial(masks.float(), 1).squeeze(1)  # a legal action of each row
+    with torch.no_grad():
+        ours = policy.evaluate_actions(obs, actions, masks)
+        sb3 = super(BalootPolicy, policy).evaluate_actions(obs, actions, masks)
+    for a, b in zip(ours, sb3, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    assert ours[2].min() >= 0 and (ours[2] < torch.log(masks.sum(1).float()) + 1e-5).all()  # at most log(#legal)
 
 
 def test_precision_is_a_checked_config_key():

@@ -23,8 +23,8 @@ from eval.stats import SequentialDecision, mean_sd
 from train.checkpoint import CheckpointError, RunDirBusyError, latest_checkpoint, load_checkpoint
 from train.config import EnvConfig, OpponentConfig, config_from_dict
 from train.opponents import OpponentPool
+from train.ppo import BalootPPO
 from train.selfplay import SelfPlayVecEnv
-from train.trainer import BalootPPO
 
 # Evaluations every 128 decisions, checkpoints every 256: a promotion is often followed by a
 # stretch of training before the next checkpoint, a window in which a kill once was fatal.

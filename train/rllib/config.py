@@ -100,6 +100,12 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
         cfg.ppo.precision,
         "'fp32' with --backend rllib (bf16 is the SB3 backend's)",
     )
+    _need(
+        cfg.ppo.processes == 1,
+        "ppo.processes",
+        cfg.ppo.processes,
+        "1 with --backend rllib (its EnvRunners and learners are rllib.num_env_runners and Ray's)",
+    )
 
 
 def load_rllib_config(
