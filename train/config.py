@@ -154,6 +154,9 @@ class PretrainConfig:
     workers: int = _f(2, "processes labelling positions (a search teacher is slow)")
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
+    precision: str = _f(
+        "fp32", "number format of the fit's matrix work: 'fp32', or 'bf16' (autocast, train.supervised)"
+    )
     backend: str = _f(
         "core",
         "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
@@ -431,6 +434,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _number("pretrain.value_weight", t.value_weight, 0)
     _number("pretrain.random_share", t.random_share, 0, 1)
     _need(t.workers >= 1, "pretrain.workers", t.workers, ">= 1")
+    _need(t.precision in PRECISIONS, "pretrain.precision", t.precision, " or ".join(repr(x) for x in PRECISIONS))
     if not (math.isfinite(t.soft_temperature) and t.soft_temperature >= 0):
         raise ConfigError(f"pretrain.soft_temperature must be >= 0 (0: hard labels), got {t.soft_temperature}")
     if t.backend not in ("core", "python"):

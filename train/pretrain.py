@@ -190,56 +190,47 @@ def uses_core(cfg: PretrainConfig) -> bool:
 
 
 def _collect_task(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    out: tuple[Any, ...] = collect(*args)
+    core, *rest = args
+    out: tuple[Any, ...] = collect_core(*rest) if core else collect(*rest)
     return out
 
 
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
 ) -> tuple[Any, ...]:
-    """``collect`` split over ``cfg.workers`` processes (chunk k seeded ``seed + k``), in order; or,
-    for the heuristic teacher, ``collect_core`` in this process (``PretrainConfig.backend``)."""
-    if uses_core(cfg):
-        data = collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged)
-        if not quiet:
-            print(
-                f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, on the batched core)",
-                file=sys.stderr,
-                flush=True,
-            )
-        return data
+    """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
+    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order."""
+    core = uses_core(cfg)
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
-    tasks = [
-        (n, seed + k, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
-        for k, n in enumerate(sizes)
-    ]
+    teacher = () if core else (cfg.teacher, cfg.soft_temperature)
+    tasks = [(core, n, seed + k, rules, cfg.random_share, reward, privileged, *teacher) for k, n in enumerate(sizes)]
+    where = "on the batched core" if core else "in Python"
     out: list[np.ndarray] = []
     at = 0
 
-    def put(part: tuple[Any, ...]) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
+    def put(k: int, part: tuple[Any, ...]) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
         nonlocal at
         if not out:
             out.extend(np.empty((cfg.positions, *a.shape[1:]), a.dtype) for a in part)
         for dst, src in zip(out, part, strict=True):
             dst[at : at + len(src)] = src
         at += len(part[0])
+        if not quiet:
+            print(
+                f"[pretrain] labelled {at:,}/{cfg.positions:,} positions ({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
+                file=sys.stderr,
+                flush=True,
+            )
 
     if cfg.workers <= 1:
-        for t in tasks:
-            put(collect(*t))
+        for k, t in enumerate(tasks):
+            put(k, _collect_task(t))
     else:
         with mp.get_context("spawn").Pool(cfg.workers) as pool:
             for k, part in enumerate(pool.imap(_collect_task, tasks)):
-                put(part)
+                put(k, part)
                 del part
-                if not quiet:
-                    print(
-                        f"[pretrain] labelled {at:,}/{cfg.positions:,} positions "
-                        f"({cfg.teacher}, chunk {k + 1}/{chunks})",
-                        file=sys.stderr,
-                        flush=True,
-                    )
     return tuple(out)
 
 
@@ -326,7 +317,7 @@ def pretrain(
                 flush=True,
             )
 
-    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate)
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=cfg.precision)
     fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0

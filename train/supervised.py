@@ -22,12 +22,15 @@ BatchLoss = Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, float]]]
 
 @dataclass(frozen=True)
 class Fit:
-    """How to fit: epochs, rows per minibatch, Adam's step size, cosine annealing to zero."""
+    """How to fit: epochs, rows per minibatch, Adam's step size, cosine annealing to zero, and
+    the number format of the minibatch's matrix work ("fp32", or "bf16": autocast, the weights,
+    gradients and optimizer staying fp32, as in the PPO update)."""
 
     epochs: int
     batch_size: int
     learning_rate: float
     cosine: bool = False
+    precision: str = "fp32"
 
 
 def fit(
@@ -49,7 +52,8 @@ def fit(
         sums: dict[str, float] = {}
         for start in range(0, len(rows), how.batch_size):
             idx = rows[start : start + how.batch_size]
-            loss, figures = batch_loss(idx)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=how.precision == "bf16"):
+                loss, figures = batch_loss(idx)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
             opt.step()

@@ -69,6 +69,9 @@ def test_precision_is_a_checked_config_key():
     assert config_from_dict({"ppo": {"precision": "bf16"}}).ppo.precision == "bf16"
     with pytest.raises(ConfigError, match="ppo.precision"):
         config_from_dict({"ppo": {"precision": "fp16"}})
+    assert config_from_dict({"pretrain": {"precision": "bf16"}}).pretrain.precision == "bf16"
+    with pytest.raises(ConfigError, match="pretrain.precision"):
+        config_from_dict({"pretrain": {"precision": "fp16"}})
 
 
 def test_the_rllib_backend_refuses_bf16_rather_than_ignore_it():

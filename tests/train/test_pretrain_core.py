@@ -67,3 +67,18 @@ def test_many_games_give_the_asked_number_of_finished_positions():
     labels = targets.argmax(1)
     assert np.all(masks[np.arange(3000), labels] == 1)  # every label is legal in its position
     assert np.all(targets.sum(1) == 1.0) and np.isfinite(values).all()
+
+
+def test_labelling_on_the_core_splits_over_the_workers_in_seeded_chunks_in_order():
+    from train.pretrain import collect_parallel
+
+    cfg = PretrainConfig(positions=300, workers=2)  # on the core: 8 chunks of 37-38 positions, seeds 4..11
+    assert uses_core(cfg)
+    a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
+    first = collect_core(38, 4, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 0
+    last = collect_core(37, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
+    for got, chunk0, chunk7 in zip(a, first, last, strict=True):
+        assert np.array_equal(got[:38], chunk0) and np.array_equal(got[-37:], chunk7)
+    one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), 44.0, False, True)
+    assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, 44.0, False)[0])
+    assert (a[2].sum(1) == 1).all()  # every row labelled

@@ -68,3 +68,29 @@ def test_cosine_annealing_shrinks_the_steps_toward_zero():
     assert len(plain) == len(annealed) == 6
     assert min(plain) > 0.9 * max(plain)  # a constant step size
     assert annealed[-1] < 0.1 * annealed[0]  # 0.1 * (1 + cos(5 pi / 6)) / 2 = 0.0067 at the last step
+
+
+def test_bf16_fits_in_bfloat16_with_fp32_weights_and_learns_like_fp32():
+    """``Fit.precision="bf16"``: the minibatch's matrix work in bfloat16 (autocast), the weights
+    and the optimizer in fp32; it learns the same problem to about the same loss."""
+    torch.manual_seed(0)
+    x = torch.randn(512, 16)
+    y = x @ torch.randn(16, 1)
+    runs = {}
+    for precision in ("fp32", "bf16"):
+        torch.manual_seed(1)
+        net = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+        dtypes = []
+
+        def loss(idx, net=net, dtypes=dtypes):
+            out = net(x[idx])
+            dtypes.append(out.dtype)
+            return torch.nn.functional.mse_loss(out.float(), y[idx]), {}
+
+        order = lambda epoch: torch.arange(512)  # noqa: E731
+        fit(net.parameters(), Fit(30, 64, 1e-2, precision=precision), order, loss)
+        assert all(p.dtype == torch.float32 for p in net.parameters())
+        runs[precision] = (set(dtypes), torch.nn.functional.mse_loss(net(x), y).item())
+    assert runs["fp32"][0] == {torch.float32} and runs["bf16"][0] == {torch.bfloat16}
+    start = y.var().item()
+    assert runs["fp32"][1] < 0.05 * start and runs["bf16"][1] < 0.05 * start
