@@ -49,6 +49,22 @@ from train.config import PretrainConfig
 from train.supervised import Fit, fit
 
 
+def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
+    """Room for ``n`` labelled positions: observations (with the privileged part when
+    ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
+    ``shared`` in shared memory for workers that write every row."""
+    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
+    layout: list[tuple[tuple[int, ...], torch.dtype]] = [
+        ((n, width), torch.float32),
+        ((n, NUM_ACTIONS), torch.int8),
+        ((n, NUM_ACTIONS), torch.float32),
+        ((n,), torch.float32),
+    ]
+    if shared:  # untouched pages cost nothing before they move to shared memory
+        return tuple(torch.empty(shape, dtype=dt).share_memory_() for shape, dt in layout)  # type: ignore[no-untyped-call]
+    return tuple(torch.zeros(shape, dtype=dt) for shape, dt in layout)
+
+
 def collect(
     n: int,
     seed: int,
@@ -73,11 +89,7 @@ def collect(
     rng = random.Random(seed)
     teacher = make_agent(teacher_spec, seed)
     decide = getattr(teacher, "decide", None) if soft_temperature > 0 else None
-    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
-    obs = np.zeros((n, width), np.float32)
-    masks = np.zeros((n, 42), np.int8)
-    targets = np.zeros((n, 42), np.float32)
-    values = np.zeros(n, np.float32)
+    obs, masks, targets, values = (a.numpy() for a in labelled_arrays(n, privileged))
     table = Table(rules, "hand", DealSource(rng), reward)  # hand episodes, deals from the seed
     k = start = 0
     teams: list[int] = []  # the team of each position of the hand being played
@@ -149,11 +161,7 @@ def collect_core(
     game = BatchGame(
         games, rules, episode="hand", seed=seed, reward=reward, deals=None if deals is None else [list(deals)]
     )
-    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
-    obs = np.zeros((n, width), np.float32)
-    masks = np.zeros((n, NUM_ACTIONS), np.int8)
-    targets = np.zeros((n, NUM_ACTIONS), np.float32)
-    values = np.zeros(n, np.float32)
+    obs, masks, targets, values = (a.numpy() for a in labelled_arrays(n, privileged))
     pending: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(games)]
     k = 0
     rows = np.arange(games)
@@ -189,49 +197,52 @@ def uses_core(cfg: PretrainConfig) -> bool:
     return cfg.backend == "core" and cfg.teacher == "heuristic" and cfg.soft_temperature == 0
 
 
-def _collect_task(args: tuple[Any, ...]) -> tuple[Any, ...]:
-    core, *rest = args
-    out: tuple[Any, ...] = collect_core(*rest) if core else collect(*rest)
-    return out
+def _collect_task(args: tuple[Any, ...]) -> int:
+    """A worker's chunk: labelled, then written into its rows of the shared arrays."""
+    core, out, at, *rest = args
+    part = collect_core(*rest) if core else collect(*rest)
+    for dst, src in zip(out, part, strict=True):
+        dst[at : at + len(src)] = torch.from_numpy(src)
+    return len(part[0])
 
 
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
 ) -> tuple[Any, ...]:
     """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
-    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order."""
+    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order. The
+    workers write their rows straight into arrays in shared memory (the positions of a warm
+    start are gigabytes: through a pipe they would cost more than labelling them)."""
     core = uses_core(cfg)
-    chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: less memory in flight
+    chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: balanced workers
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+    out = labelled_arrays(cfg.positions, privileged, shared=cfg.workers > 1)
     teacher = () if core else (cfg.teacher, cfg.soft_temperature)
-    tasks = [(core, n, seed + k, rules, cfg.random_share, reward, privileged, *teacher) for k, n in enumerate(sizes)]
+    tasks = [
+        (core, out, at, n, seed + k, rules, cfg.random_share, reward, privileged, *teacher)
+        for k, (at, n) in enumerate(zip(starts, sizes, strict=True))
+    ]
     where = "on the batched core" if core else "in Python"
-    out: list[np.ndarray] = []
-    at = 0
 
-    def put(k: int, part: tuple[Any, ...]) -> None:  # into preallocated arrays: memory peaks at the data + one chunk
-        nonlocal at
-        if not out:
-            out.extend(np.empty((cfg.positions, *a.shape[1:]), a.dtype) for a in part)
-        for dst, src in zip(out, part, strict=True):
-            dst[at : at + len(src)] = src
-        at += len(part[0])
+    def done(k: int) -> None:
         if not quiet:
             print(
-                f"[pretrain] labelled {at:,}/{cfg.positions:,} positions ({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
+                f"[pretrain] labelled {starts[k] + sizes[k]:,}/{cfg.positions:,} positions "
+                f"({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
                 file=sys.stderr,
                 flush=True,
             )
 
     if cfg.workers <= 1:
         for k, t in enumerate(tasks):
-            put(k, _collect_task(t))
+            _collect_task(t)
+            done(k)
     else:
         with mp.get_context("spawn").Pool(cfg.workers) as pool:
-            for k, part in enumerate(pool.imap(_collect_task, tasks)):
-                put(k, part)
-                del part
-    return tuple(out)
+            for k, _ in enumerate(pool.imap(_collect_task, tasks)):
+                done(k)
+    return tuple(t.numpy() for t in out)
 
 
 HELDOUT_SEED_OFFSET = 7_919_000  # far above the chunk seeds seed + k, k < 4 * workers

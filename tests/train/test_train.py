@@ -312,8 +312,10 @@ def test_warm_start_labels_come_from_the_named_teacher():
     from train.pretrain import collect_parallel
 
     rules = RuleConfig()
-    h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
-    again = collect_parallel(PretrainConfig(positions=300, teacher="heuristic"), 4, rules, 44.0, False, True)
+    # one worker: one stream of 256 games (chunks of 37 would hold only the first hands to end,
+    # passed-out ones, worth 0)
+    h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, 44.0, False, True)
+    again = collect_parallel(PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, 44.0, False, True)
     assert all(np.array_equal(a, b) for a, b in zip(h, again, strict=True))  # seeded
     obs, masks, targets, values = h
     assert obs.shape == (300, OBS_SIZE) and set(np.unique(targets)) == {0.0, 1.0}  # one-hot labels
