@@ -77,20 +77,14 @@ class GradientExchange:
 
     def average_gradients(self, params: Sequence[torch.Tensor]) -> None:
         """Replace each parameter's gradient by its mean over the processes."""
-        self.sum_gradients(params, 1.0 / self.processes)
-
-    def sum_gradients(self, params: Sequence[torch.Tensor], scale: float = 1.0) -> None:
-        """Replace each parameter's gradient by its sum over the processes (times ``scale``)."""
         for p in params:
             if p.grad is None:
                 p.grad = torch.zeros_like(p)
         grads = [p.grad for p in params if p.grad is not None]
-        total = self.sum(torch.cat([g.reshape(-1) for g in grads]))
-        if scale != 1.0:
-            total.mul_(scale)
+        mean = self.sum(torch.cat([g.reshape(-1) for g in grads])).div_(self.processes)
         offset = 0
         for g in grads:
-            g.copy_(total[offset : offset + g.numel()].view_as(g))
+            g.copy_(mean[offset : offset + g.numel()].view_as(g))
             offset += g.numel()
 
     def wait(self) -> None:

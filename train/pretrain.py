@@ -21,7 +21,6 @@ teacher's card values into soft targets (measured harmful so far, see docs/RESUL
 
 from __future__ import annotations
 
-import io
 import multiprocessing as mp
 import random
 import sys
@@ -31,10 +30,9 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.multiprocessing as tmp
 from torch.nn import functional as F
 
-from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
+from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
 from agents.registry import make_agent
 from agents.rule_based.batch_heuristic import act as heuristic_act
 from baloot_env.actions import NUM_ACTIONS
@@ -48,7 +46,6 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
-from train.learners import GradientExchange, LearnerError
 from train.supervised import Fit, fit
 
 
@@ -211,12 +208,11 @@ def _collect_task(args: tuple[Any, ...]) -> int:
 
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
-) -> tuple[torch.Tensor, ...]:
+) -> tuple[Any, ...]:
     """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
-    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order, as
-    tensors (``labelled_arrays``). The workers write their rows straight into tensors in shared
-    memory (the positions of a warm start are gigabytes: through a pipe they would cost more
-    than labelling them), where the fit's workers read them too (``fit_positions``)."""
+    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order. The
+    workers write their rows straight into arrays in shared memory (the positions of a warm
+    start are gigabytes: through a pipe they would cost more than labelling them)."""
     core = uses_core(cfg)
     chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: balanced workers
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
@@ -246,7 +242,7 @@ def collect_parallel(
         with mp.get_context("spawn").Pool(cfg.workers) as pool:
             for k, _ in enumerate(pool.imap(_collect_task, tasks)):
                 done(k)
-    return out
+    return tuple(t.numpy() for t in out)
 
 
 HELDOUT_SEED_OFFSET = 7_919_000  # far above the chunk seeds seed + k, k < 4 * workers
@@ -263,108 +259,6 @@ def imitation_accuracy(net: BalootNet, data: tuple[Any, ...]) -> float:
     obs, masks, targets = (torch.from_numpy(a) for a in data[:3])
     logits, _ = net(obs, masks)
     return float((logits.argmax(1) == targets.argmax(1)).float().mean())
-
-
-def fit_positions(
-    net: BalootNet,
-    cfg: PretrainConfig,
-    seed: int,
-    data: tuple[torch.Tensor, ...],
-    rank: int = 0,
-    exchange: GradientExchange | None = None,
-    after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, means: None,
-) -> None:
-    """The warm start's fit of ``net`` to the labelled positions ``data`` (observations, masks,
-    targets, value targets), by process ``rank`` of the ``exchange``'s (one process without).
-
-    Every process draws the same row order and suit renamings from one generator seeded by
-    ``seed``, takes its share of each minibatch, and sums its loss over its rows divided by the
-    minibatch's rows; ``train.supervised.fit`` sums the gradients and figures, so the processes
-    take the steps one process would take."""
-    X, M, T, V = data
-    processes = 1 if exchange is None else exchange.processes
-    gen = torch.Generator().manual_seed(seed)
-    aug = SuitPermutations(X.shape[1]) if cfg.augment else None
-
-    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
-        perms = torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen) if aug is not None else None
-        mine = slice(rank * len(idx) // processes, (rank + 1) * len(idx) // processes)
-        rows = idx[mine]
-        xb, mb, tb = X[rows], M[rows], T[rows]
-        if aug is not None and perms is not None:  # each position under a random renaming of the suits
-            xb, mb, tb = aug.apply(xb, mb, tb, perms[mine])
-        logits, value = net(xb, mb)
-        policy_sum = -(tb * F.log_softmax(logits.float(), dim=1)).sum()  # cross-entropy to the targets
-        value_sum = ((value.float() - V[rows]) ** 2).sum()
-        figures = {
-            "policy_loss": policy_sum.item(),
-            "value_loss": value_sum.item(),
-            "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
-        }
-        return (policy_sum + cfg.value_weight * value_sum) / len(idx), figures
-
-    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=cfg.precision)
-    fit(net.parameters(), how, lambda epoch: torch.randperm(len(X), generator=gen), batch_loss, after_epoch, exchange)
-
-
-def fit_together(
-    net: BalootNet,
-    cfg: PretrainConfig,
-    seed: int,
-    data: tuple[torch.Tensor, ...],
-    after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, means: None,
-) -> None:
-    """``fit_positions`` in ``cfg.workers`` processes (this one and spawned helpers) on
-    ``data`` in shared memory (``collect_parallel``'s), or in this one alone."""
-    if cfg.workers <= 1:
-        fit_positions(net, cfg, seed, data, after_epoch=after_epoch)
-        return
-    context = tmp.get_context("spawn")
-    exchange = GradientExchange(cfg.workers, sum(p.numel() for p in net.parameters()), context)
-    state = io.BytesIO()
-    torch.save(net.state_dict(), state)  # bytes: a tensor sent as such would be shared, not copied
-    helpers = [
-        context.Process(
-            target=_fit_share,
-            args=(rank, net.spec.to_dict(), state.getvalue(), cfg, seed, data, exchange, torch.get_num_threads()),
-            daemon=True,
-        )
-        for rank in range(1, cfg.workers)
-    ]
-    for h in helpers:
-        h.start()
-    try:
-        fit_positions(net, cfg, seed, data, exchange=exchange, after_epoch=after_epoch)
-    except BaseException:
-        exchange.abort()
-        raise
-    finally:
-        for h in helpers:
-            h.join(60)
-            if h.is_alive():
-                h.terminate()
-
-
-def _fit_share(
-    rank: int,
-    spec: dict[str, Any],
-    state: bytes,
-    cfg: PretrainConfig,
-    seed: int,
-    data: tuple[torch.Tensor, ...],
-    exchange: GradientExchange,
-    threads: int,
-) -> None:
-    """A worker's share of the warm start's fit (``fit_positions``); its copy of the network is
-    the trainer's, step for step, and is dropped at the end."""
-    torch.set_num_threads(threads)
-    exchange.rank = rank
-    net = BalootNet(NetSpec.from_dict(spec))
-    net.load_state_dict(torch.load(io.BytesIO(state), weights_only=True))
-    try:
-        fit_positions(net, cfg, seed, data, rank, exchange)
-    except LearnerError:
-        pass  # the trainer stopped the fit
 
 
 def pretrain(
@@ -402,9 +296,26 @@ def pretrain(
             cfg.soft_temperature,
         )
     t_collect = time.perf_counter() - t0
-    data = (obs, masks, targets, values)
-    n = len(obs)
+    gen = torch.Generator().manual_seed(seed)
+    X, M = torch.from_numpy(obs), torch.from_numpy(masks)
+    T, V = torch.from_numpy(targets), torch.from_numpy(values)
+    aug = SuitPermutations(X.shape[1]) if cfg.augment else None
+    n = len(X)
     stats: dict[str, Any] = {}
+
+    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        xb, mb, tb = X[idx], M[idx], T[idx]
+        if aug is not None:  # each position under a random renaming of the suits
+            xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
+        logits, value = net(xb, mb)
+        loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
+        loss_v = F.mse_loss(value, V[idx])
+        figures = {
+            "policy_loss": loss_pi.item() * len(idx),
+            "value_loss": loss_v.item() * len(idx),
+            "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
+        }
+        return loss_pi + cfg.value_weight * loss_v, figures
 
     def after_epoch(epoch: int, means: dict[str, float]) -> None:
         stats.update(means, heldout_accuracy=imitation_accuracy(net, held))
@@ -417,7 +328,8 @@ def pretrain(
                 flush=True,
             )
 
-    fit_together(net, cfg, seed, data, after_epoch)
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=cfg.precision)
+    fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0
     stats["collect_seconds"] = t_collect

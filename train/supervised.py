@@ -10,23 +10,14 @@ size anneals, and what happens after each epoch (a held-out figure, a progress l
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
 import torch
 
 BatchLoss = Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, float]]]
 """A minibatch's row indices -> its loss (to minimise) and figures summed over its rows
 (``{"policy_loss": mean loss x rows, "correct": a count}``), summed again over the epoch."""
-
-
-class Exchange(Protocol):
-    """Sums across the processes that fit together (``train.learners.GradientExchange``)."""
-
-    def sum(self, x: torch.Tensor) -> torch.Tensor: ...
-
-    def sum_gradients(self, params: Sequence[torch.Tensor]) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -48,17 +39,10 @@ def fit(
     order: Callable[[int], torch.Tensor],
     batch_loss: BatchLoss,
     after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, sums: None,
-    exchange: Exchange | None = None,
 ) -> None:
     """Minibatch Adam on ``params``: each epoch (from 0) takes the rows ``order(epoch)`` in
     minibatches of ``how.batch_size``, steps on ``batch_loss``'s loss, and passes the summed
-    figures (each divided by the rows seen) to ``after_epoch(epoch, means)``.
-
-    With ``exchange``, several processes fit together, each ``batch_loss`` its share of every
-    minibatch (its loss a sum over its rows divided by the whole minibatch's rows): their
-    gradients are summed before each step and their figures at the end of each epoch, so every
-    process takes the steps one process would take on the whole minibatches."""
-    params = list(params)
+    figures (each divided by the rows seen) to ``after_epoch(epoch, means)``."""
     opt = torch.optim.Adam(params, lr=how.learning_rate)
     sched = None
     for epoch in range(how.epochs):
@@ -72,15 +56,9 @@ def fit(
                 loss, figures = batch_loss(idx)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated
-            if exchange is not None:
-                exchange.sum_gradients(params)
             opt.step()
             if sched is not None:
                 sched.step()
             for key, value in figures.items():
                 sums[key] = sums.get(key, 0.0) + value
-        if exchange is not None:
-            keys = sorted(sums)
-            totals = exchange.sum(torch.tensor([sums[k] for k in keys], dtype=torch.float64)).tolist()
-            sums = dict(zip(keys, totals, strict=True))
         after_epoch(epoch, {key: value / max(len(rows), 1) for key, value in sums.items()})

@@ -82,32 +82,3 @@ def test_labelling_on_the_core_splits_over_the_workers_in_seeded_chunks_in_order
     one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), 44.0, False, True)
     assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, 44.0, False)[0])
     assert (a[2].sum(1) == 1).all()  # every row labelled
-
-
-def test_the_warm_start_fit_in_two_processes_takes_the_one_process_steps():
-    """``pretrain.workers: 2``: the positions in shared memory, each process fits its half of
-    every minibatch under the same suit renamings; the weights match one process's fit within
-    float rounding, and both report the same figures."""
-    import torch
-
-    from agents.neural.network import BalootNet, NetSpec
-    from train.pretrain import collect_parallel, fit_together
-
-    cfg = PretrainConfig(positions=600, workers=2, epochs=2, batch_size=64)
-    data = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
-    assert data[0].is_shared()
-    runs = []
-    for workers in (1, 2):
-        torch.manual_seed(0)
-        net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,)))
-        start = [p.detach().clone() for p in net.parameters()]
-        figures: list[dict] = []
-        settings = PretrainConfig(**{**cfg.__dict__, "workers": workers})
-        fit_together(net, settings, 7, data, lambda e, m, out=figures: out.append(m))
-        runs.append(([p.detach().clone() for p in net.parameters()], figures))
-    (one, one_figures), (two, two_figures) = runs
-    assert not all(torch.equal(a, b) for a, b in zip(start, one, strict=True))  # it learned
-    for a, b in zip(one, two, strict=True):
-        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
-    for f1, f2 in zip(one_figures, two_figures, strict=True):
-        assert f1.keys() == f2.keys() and all(abs(f1[k] - f2[k]) < 1e-3 for k in f1)
