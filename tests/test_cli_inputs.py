@@ -30,7 +30,7 @@ CHAMPION = str(ROOT / "policies" / "champion")
 
 # A training run small enough that, were a bad input let through, the test would end quickly.
 TINY = {
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 128},
+    "ppo": {"processes": 1, "n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 128},
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
     "log_every": 128,
     "checkpoint_every": 128,

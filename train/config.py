@@ -85,12 +85,12 @@ class PPOConfig:
     ent_coef: float = _f(0.003, "weight of the entropy bonus")
     vf_coef: float = _f(0.5, "weight of the value loss")
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
-    total_steps: int = _f(2_500_000, "learner decisions of PPO (0: warm start and evaluation only)")
+    total_steps: int = _f(3_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
     precision: str = _f(
-        "fp32", "number format of the update's matrix work: 'fp32', or 'bf16' (autocast, train.policy.BalootPolicy)"
+        "bf16", "number format of the update's matrix work: 'fp32', or 'bf16' (autocast, train.policy.BalootPolicy)"
     )
     processes: int = _f(
-        1,
+        2,
         "learner processes (one a core): each plays n_envs / processes of the games and takes batch_size / "
         "processes of each minibatch, and their gradients are averaged, so the update is the whole batch's (train.learners)",
     )
@@ -155,7 +155,7 @@ class PretrainConfig:
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
-        "fp32", "number format of the fit's matrix work: 'fp32', or 'bf16' (autocast, train.supervised)"
+        "bf16", "number format of the fit's matrix work: 'fp32', or 'bf16' (autocast, train.supervised)"
     )
     backend: str = _f(
         "core",

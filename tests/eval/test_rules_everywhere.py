@@ -57,7 +57,7 @@ def spy(monkeypatch):
 def test_a_run_under_other_rules_evaluates_promotes_and_bundles_under_them(tmp_path, spy, capsys):
     config = {
         "run_dir": str(tmp_path / "run"),
-        "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
+        "ppo": {"processes": 1, "n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
         "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
         "log_every": 128,
         "checkpoint_every": 128,

@@ -65,11 +65,11 @@ def test_masked_log_probs_and_entropy_equal_sb3_contribs_on_random_masks():
 
 
 def test_precision_is_a_checked_config_key():
-    assert config_from_dict({}).ppo.precision == "fp32"
-    assert config_from_dict({"ppo": {"precision": "bf16"}}).ppo.precision == "bf16"
+    assert config_from_dict({}).ppo.precision == "bf16"  # the main job's (configs/default.yaml)
+    assert config_from_dict({"ppo": {"precision": "fp32"}}).ppo.precision == "fp32"
     with pytest.raises(ConfigError, match="ppo.precision"):
         config_from_dict({"ppo": {"precision": "fp16"}})
-    assert config_from_dict({"pretrain": {"precision": "bf16"}}).pretrain.precision == "bf16"
+    assert config_from_dict({"pretrain": {"precision": "fp32"}}).pretrain.precision == "fp32"
     with pytest.raises(ConfigError, match="pretrain.precision"):
         config_from_dict({"pretrain": {"precision": "fp16"}})
 
@@ -79,3 +79,7 @@ def test_the_rllib_backend_refuses_bf16_rather_than_ignore_it():
 
     with pytest.raises(ConfigError, match="ppo.precision"):
         load_rllib_config(None, ["ppo.precision=bf16"])
+    with pytest.raises(ConfigError, match="ppo.processes"):
+        load_rllib_config(None, ["ppo.processes=2"])
+    ppo = load_rllib_config(None).ppo  # left out: the RLlib backend's own, not the main job's bf16 and two processes
+    assert (ppo.precision, ppo.processes) == ("fp32", 1)

@@ -13,7 +13,7 @@ from test_train_faults import _decide_on_any_difference, _interval_around_any_di
 import eval.promote
 
 TB_CFG = {
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
+    "ppo": {"processes": 1, "n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
     "log_every": 128,
     "checkpoint_every": 256,

@@ -15,7 +15,7 @@ from train.opponents import OpponentPool
 from train.selfplay import SelfPlayVecEnv
 
 TINY = {
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
+    "ppo": {"processes": 1, "n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 256},
     "net": {"trunk": [32], "head_hidden": 16, "value_hidden": [16]},
     "log_every": 128,
     "checkpoint_every": 128,

@@ -12,7 +12,7 @@ from train.evaluation import planned_evaluations, promotion_alpha_per_test
 from train.trainer import Trainer
 
 RUN = {
-    "ppo": {"n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 500},
+    "ppo": {"processes": 1, "n_envs": 4, "n_steps": 32, "batch_size": 64, "n_epochs": 1, "total_steps": 500},
     "net": {"trunk": [16], "head_hidden": 8, "value_hidden": [8]},
     "log_every": 128,
     "checkpoint_every": 256,

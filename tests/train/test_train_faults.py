@@ -34,6 +34,7 @@ from train.selfplay import SelfPlayVecEnv
 KILL_CFG = {
     "seed": 2,
     "ppo": {
+        "processes": 1,
         "n_envs": 4,
         "n_steps": 32,
         "batch_size": 64,

@@ -108,19 +108,28 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
     )
 
 
+RLLIB_PPO = {"precision": "fp32", "processes": 1}  # the RLlib backend's, where a file leaves them out
+
+
 def load_rllib_config(
     path: str | Path | None, overrides: list[str] | None = None, *, fresh: bool = True
 ) -> RLlibTrainConfig:
     """Read a YAML config for the RLlib backend, apply ``section.key=value`` overrides, validate.
 
     Keys the file leaves out take ``TrainConfig``'s defaults (``configs/default.yaml``) and
-    ``RayConfig``'s. ``configs/NAME.yaml`` is found in the package when no such file exists here.
+    ``RayConfig``'s, except ``RLLIB_PPO``'s: the SB3 backend's bf16 update and learner
+    processes are not RLlib's. ``configs/NAME.yaml`` is found in the package when no such file
+    exists here.
 
     Raises:
         ConfigError: a missing or unreadable file, bad YAML, an unknown key, or a value out of
             range; one line naming the key.
     """
     data = apply_overrides(read_config_file(path), overrides)
+    ppo = data.setdefault("ppo", {})
+    if isinstance(ppo, dict):  # anything else: from_mapping says what is wrong
+        for key, value in RLLIB_PPO.items():
+            ppo.setdefault(key, value)
     cfg = from_mapping(RLlibTrainConfig, data, CONFIG_KEY)
     validate_rllib(cfg, fresh=fresh)
     return cfg
