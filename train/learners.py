@@ -34,7 +34,7 @@ from train.config import TrainConfig, config_from_dict, to_dict
 from train.ppo import build_learner, learner_state, restore_learner
 
 WAIT_SECONDS = 600.0  # the longest a process waits for the others at a gradient exchange
-START_SECONDS = 300.0  # for a helper to build its games and report ready
+START_SECONDS = 300.0  # for a helper to build its games and report ready, after the warm start
 
 
 class LearnerError(RuntimeError):
@@ -120,11 +120,12 @@ class Helpers:
             proc.start()
             theirs.close()
             self.links.append((proc, mine))
-        for _, conn in self.links:
-            self._reply(conn, START_SECONDS)  # each has built its games
 
     def start(self, weights: dict[str, Any], optimizer: dict[str, Any], states: list[dict[str, Any]] | None) -> None:
-        """Hand each helper the shared weights and optimizer, and its own state on a resume."""
+        """Once each helper has built its games, hand it the shared weights and optimizer, and
+        its own state on a resume."""
+        for _, conn in self.links:
+            self._reply(conn, START_SECONDS)  # ready
         for i, (_, conn) in enumerate(self.links):
             self._send(
                 conn, {"weights": weights, "optimizer": optimizer, "state": None if states is None else states[i]}

@@ -52,7 +52,7 @@ from train.supervised import Fit, fit
 def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
     """Room for ``n`` labelled positions: observations (with the privileged part when
     ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
-    ``shared`` in shared memory for workers that write every row."""
+    ``shared`` in shared memory for workers that write every row (``collect_parallel``)."""
     width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
     layout: list[tuple[tuple[int, ...], torch.dtype]] = [
         ((n, width), torch.float32),
@@ -214,34 +214,33 @@ def collect_parallel(
     workers write their rows straight into arrays in shared memory (the positions of a warm
     start are gigabytes: through a pipe they would cost more than labelling them)."""
     core = uses_core(cfg)
-    chunks = 1 if cfg.workers <= 1 else 4 * cfg.workers  # small chunks: balanced workers
+    teacher = () if core else (cfg.teacher, cfg.soft_temperature)
+    where = "on the batched core" if core else "in Python"
+    if cfg.workers <= 1:  # one chunk, labelled in place
+        label = collect_core if core else collect
+        data = label(cfg.positions, seed, rules, cfg.random_share, reward, privileged, *teacher)
+        if not quiet:
+            print(
+                f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, {where})", file=sys.stderr, flush=True
+            )
+        return data
+    chunks = 4 * cfg.workers  # small chunks: balanced workers
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
-    out = labelled_arrays(cfg.positions, privileged, shared=cfg.workers > 1)
-    teacher = () if core else (cfg.teacher, cfg.soft_temperature)
+    out = labelled_arrays(cfg.positions, privileged, shared=True)
     tasks = [
         (core, out, at, n, seed + k, rules, cfg.random_share, reward, privileged, *teacher)
         for k, (at, n) in enumerate(zip(starts, sizes, strict=True))
     ]
-    where = "on the batched core" if core else "in Python"
-
-    def done(k: int) -> None:
-        if not quiet:
-            print(
-                f"[pretrain] labelled {starts[k] + sizes[k]:,}/{cfg.positions:,} positions "
-                f"({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    if cfg.workers <= 1:
-        for k, t in enumerate(tasks):
-            _collect_task(t)
-            done(k)
-    else:
-        with mp.get_context("spawn").Pool(cfg.workers) as pool:
-            for k, _ in enumerate(pool.imap(_collect_task, tasks)):
-                done(k)
+    with mp.get_context("spawn").Pool(cfg.workers) as pool:
+        for k, _ in enumerate(pool.imap(_collect_task, tasks)):
+            if not quiet:
+                print(
+                    f"[pretrain] labelled {starts[k] + sizes[k]:,}/{cfg.positions:,} positions "
+                    f"({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
+                    file=sys.stderr,
+                    flush=True,
+                )
     return tuple(t.numpy() for t in out)
 
 

@@ -106,6 +106,10 @@ class Trainer(RunFrame):
         self.prepare_run_dir()
         self.model.set_logger(tensorboard_logger(self.run_dir / "tb"))
         self.next = self.first_schedule(logs=False)  # progress lines come from _ProgressCallback
+        policy = self.model.policy
+        if cfg.ppo.processes > 1:  # started now, they build their games during the warm start (train.learners)
+            size = sum(p.numel() for p in policy.parameters())
+            self.helpers, self.model.exchange = start_helpers(cfg, self.backend, size)
         if resume:
             helper_states = self._restore()
         else:
@@ -113,10 +117,7 @@ class Trainer(RunFrame):
             self._record_hparams()
             self._pretrain()
             self.pool.add_snapshot("step_0", self.net.state_dict())
-        if cfg.ppo.processes > 1:  # the helpers start from these weights (train.learners)
-            policy = self.model.policy
-            size = sum(p.numel() for p in policy.parameters())
-            self.helpers, self.model.exchange = start_helpers(cfg, self.backend, size)
+        if self.helpers is not None:  # they go on from these weights
             self.helpers.start(policy.state_dict(), policy.optimizer.state_dict(), helper_states)
 
     def _record_hparams(self) -> None:
