@@ -36,6 +36,7 @@ from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
+from train.precision import PRECISIONS
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
 
@@ -45,7 +46,6 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     return field(default=default, metadata={"help": help})
 
 
-PRECISIONS = ("fp32", "bf16")  # of the PPO update (train.policy.BalootPolicy)
 MAX_PROCESSES = 64  # learner processes of one run (ppo.processes, train.learners)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
@@ -87,7 +87,9 @@ class PPOConfig:
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
     total_steps: int = _f(3_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
     precision: str = _f(
-        "bf16", "number format of the update's matrix work: 'fp32', or 'bf16' (autocast, train.policy.BalootPolicy)"
+        "auto",
+        "number format of the update's matrix work: 'fp32', 'bf16' (autocast, train.policy.BalootPolicy), "
+        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.precision)",
     )
     processes: int = _f(
         2,
@@ -155,7 +157,9 @@ class PretrainConfig:
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
-        "bf16", "number format of the fit's matrix work: 'fp32', or 'bf16' (autocast, train.supervised)"
+        "auto",
+        "number format of the fit's matrix work: 'fp32', 'bf16' (autocast, train.supervised), "
+        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.precision)",
     )
     backend: str = _f(
         "core",

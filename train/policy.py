@@ -17,7 +17,6 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
 from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec
-from train.config import PRECISIONS
 
 
 class _Extractor(nn.Module):
@@ -60,8 +59,8 @@ class BalootPolicy(MaskableActorCriticPolicy):
     """
 
     def __init__(self, *args: Any, net_spec: dict[str, Any] | None = None, precision: str = "fp32", **kwargs: Any):
-        if precision not in PRECISIONS:
-            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        if precision not in ("fp32", "bf16"):  # resolved (train.precision.resolve)
+            raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
         self.precision = precision
         self._net_spec = NetSpec.from_dict(net_spec) if net_spec else NetSpec()
         kwargs.setdefault("ortho_init", True)

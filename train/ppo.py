@@ -30,6 +30,7 @@ from torch.nn import functional as F
 from train.config import TrainConfig
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
+from train.precision import resolve as resolve_precision
 from train.selfplay import SelfPlayVecEnv
 
 if TYPE_CHECKING:
@@ -144,7 +145,7 @@ def build_learner(
         max_grad_norm=p.max_grad_norm,
         seed=seed,
         device="cpu",
-        policy_kwargs={"net_spec": spec.to_dict(), "precision": p.precision},
+        policy_kwargs={"net_spec": spec.to_dict(), "precision": resolve_precision(p.precision)},
         verbose=0,
     )
     # SB3 seeds the env with the model's seed (MaskablePPO(seed=...)); the games keep their own

@@ -46,6 +46,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
+from train.precision import resolve as resolve_precision
 from train.supervised import Fit, fit
 
 
@@ -327,7 +328,7 @@ def pretrain(
                 flush=True,
             )
 
-    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=cfg.precision)
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=resolve_precision(cfg.precision))
     fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0

@@ -31,6 +31,7 @@ from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.learners import Helpers, start_helpers
 from train.ppo import build_learner, learner_state, restore_learner
+from train.precision import precision_words
 from train.pretrain import pretrain
 from train.progress import progress_line
 from train.selfplay import episode_counts, selfplay_stats
@@ -135,7 +136,10 @@ class Trainer(RunFrame):
         if self.cfg.pretrain.positions <= 0:
             return
         if not self.quiet:
-            self.log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
+            self.log(
+                f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions, "
+                f"{precision_words(self.cfg.pretrain.precision)}"
+            )
         e = self.cfg.env
         reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
         stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, e.rules, reward, self.quiet)
@@ -283,7 +287,8 @@ class Trainer(RunFrame):
         remaining = cfg.ppo.total_steps - self.steps
         if not self.quiet:
             self.log(
-                f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}"
+                f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}, "
+                f"{cfg.ppo.processes} learner process(es), {precision_words(cfg.ppo.precision)}"
             )
         progress = _ProgressCallback(self)
         local = -(-remaining // cfg.ppo.processes)  # each process's share, rounded up

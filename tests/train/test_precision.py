@@ -1,4 +1,4 @@
-"""``ppo.precision: bf16``: the PPO update's matrix work in bfloat16 (``train.policy.BalootPolicy``).
+"""``ppo.precision``: ``auto`` resolves to bf16 only with hardware bf16 (``train.precision``); the PPO update's matrix work in bfloat16 (``train.policy.BalootPolicy``).
 
 On fixed positions of the shipped champion, the bf16 update sees the same policy as fp32 within
 the stated tolerance (log-probability of the greedy action within 0.1, value within 0.05), and
@@ -17,6 +17,7 @@ from agents.neural.bundle import load_net
 from agents.neural.positions import collect_positions
 from agents.registry import make_agent
 from train.config import ConfigError, config_from_dict
+from train import precision
 from train.policy import BalootPolicy
 
 LOGPROB_TOLERANCE = 0.1
@@ -65,7 +66,8 @@ def test_masked_log_probs_and_entropy_equal_sb3_contribs_on_random_masks():
 
 
 def test_precision_is_a_checked_config_key():
-    assert config_from_dict({}).ppo.precision == "bf16"  # the main job's (configs/default.yaml)
+    assert config_from_dict({}).ppo.precision == "auto"  # the main job's (configs/default.yaml)
+    assert config_from_dict({}).pretrain.precision == "auto"
     assert config_from_dict({"ppo": {"precision": "fp32"}}).ppo.precision == "fp32"
     with pytest.raises(ConfigError, match="ppo.precision"):
         config_from_dict({"ppo": {"precision": "fp16"}})
@@ -81,5 +83,29 @@ def test_the_rllib_backend_refuses_bf16_rather_than_ignore_it():
         load_rllib_config(None, ["ppo.precision=bf16"])
     with pytest.raises(ConfigError, match="ppo.processes"):
         load_rllib_config(None, ["ppo.processes=2"])
-    ppo = load_rllib_config(None).ppo  # left out: the RLlib backend's own, not the main job's bf16 and two processes
+    ppo = load_rllib_config(None).ppo  # left out: the RLlib backend's own, not the main job's auto and two processes
     assert (ppo.precision, ppo.processes) == ("fp32", 1)
+
+
+CPUINFO = "processor\t: 0\nmodel name\t: test\nflags\t\t: fpu sse2 avx2 {extra}\n\nprocessor\t: 1\n"
+
+
+@pytest.mark.parametrize(
+    ("extra", "auto"), [("", "fp32"), ("avx512f avx512bw", "fp32"), ("avx512f avx512_bf16", "bf16"), ("amx_bf16", "bf16")]
+)
+def test_auto_takes_bf16_only_where_the_cpu_has_it_in_hardware(tmp_path, monkeypatch, extra, auto):
+    """AVX2 or plain AVX-512 emulate bf16 (20x slower than fp32 on an AVX2 EPYC): ``auto`` is
+    fp32 there; AVX-512 BF16 or AMX: bf16. An explicit choice is kept on any processor."""
+    info = tmp_path / "cpuinfo"
+    info.write_text(CPUINFO.format(extra=extra))
+    flags = precision.cpu_flags(str(info))
+    monkeypatch.setattr(precision, "cpu_flags", lambda: flags)
+    assert precision.resolve("auto") == auto
+    assert precision.precision_words("auto").startswith(auto)
+    assert (precision.resolve("fp32"), precision.resolve("bf16")) == ("fp32", "bf16")
+    with pytest.raises(ValueError, match="precision"):
+        precision.resolve("fp16")
+
+
+def test_cpu_flags_of_a_missing_file_are_none():
+    assert precision.cpu_flags("/nonexistent/cpuinfo") == frozenset()

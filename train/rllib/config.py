@@ -95,10 +95,10 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
         f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)",
     )
     _need(
-        cfg.ppo.precision == "fp32",
+        cfg.ppo.precision != "bf16",
         "ppo.precision",
         cfg.ppo.precision,
-        "'fp32' with --backend rllib (bf16 is the SB3 backend's)",
+        "'fp32' or 'auto' (fp32 there) with --backend rllib (bf16 is the SB3 backend's)",
     )
     _need(
         cfg.ppo.processes == 1,
