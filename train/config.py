@@ -36,9 +36,9 @@ from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
-from train.precision import PRECISIONS
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
+from train.precision import PRECISIONS
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it

@@ -16,8 +16,8 @@ from gymnasium import spaces
 from agents.neural.bundle import load_net
 from agents.neural.positions import collect_positions
 from agents.registry import make_agent
-from train.config import ConfigError, config_from_dict
 from train import precision
+from train.config import ConfigError, config_from_dict
 from train.policy import BalootPolicy
 
 LOGPROB_TOLERANCE = 0.1
@@ -91,7 +91,8 @@ CPUINFO = "processor\t: 0\nmodel name\t: test\nflags\t\t: fpu sse2 avx2 {extra}\
 
 
 @pytest.mark.parametrize(
-    ("extra", "auto"), [("", "fp32"), ("avx512f avx512bw", "fp32"), ("avx512f avx512_bf16", "bf16"), ("amx_bf16", "bf16")]
+    ("extra", "auto"),
+    [("", "fp32"), ("avx512f avx512bw", "fp32"), ("avx512f avx512_bf16", "bf16"), ("amx_bf16", "bf16")],
 )
 def test_auto_takes_bf16_only_where_the_cpu_has_it_in_hardware(tmp_path, monkeypatch, extra, auto):
     """AVX2 or plain AVX-512 emulate bf16 (20x slower than fp32 on an AVX2 EPYC): ``auto`` is
