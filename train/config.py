@@ -38,7 +38,7 @@ from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
-from train.precision import PRECISIONS
+from train.hardware import DEVICES, PRECISIONS, resolve_device
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
@@ -89,7 +89,7 @@ class PPOConfig:
     precision: str = _f(
         "auto",
         "number format of the update's matrix work: 'fp32', 'bf16' (autocast, train.policy.BalootPolicy), "
-        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.precision)",
+        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.hardware)",
     )
     processes: int = _f(
         2,
@@ -159,7 +159,7 @@ class PretrainConfig:
     precision: str = _f(
         "auto",
         "number format of the fit's matrix work: 'fp32', 'bf16' (autocast, train.supervised), "
-        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.precision)",
+        "or 'auto': bf16 where the processor has hardware bf16, else fp32 (train.hardware)",
     )
     backend: str = _f(
         "core",
@@ -189,6 +189,10 @@ class TrainConfig:
     seed: int = _f(0, "the one seed behind every random choice of the run")
     run_dir: str = _f("runs/default", "folder of checkpoints, logs, bundles and the resolved config.yaml")
     torch_threads: int = _f(1, "torch threads (1 measured faster than 2 on a 2-core machine, docs/BENCHMARKS.md)")
+    device: str = _f(
+        "auto",
+        "where the learner's network trains: 'cpu', 'cuda', or 'auto' (CUDA when torch sees a GPU; train.hardware)",
+    )
     checkpoint_every: int = _f(100_000, "learner decisions between checkpoints")
     log_every: int = _f(20_000, "learner decisions between progress lines")
     init_from: str = _f("", "a policy bundle whose weights start the network (same architecture); '' = fresh")
@@ -374,6 +378,13 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(0 <= cfg.seed < 2**32, "seed", cfg.seed, "in [0, 2**32)")  # numpy's legacy seeding range
     _need(bool(cfg.run_dir.strip()), "run_dir", cfg.run_dir, "a folder path")
     _need(cfg.torch_threads >= 1, "torch_threads", cfg.torch_threads, ">= 1")
+    _need(cfg.device in DEVICES, "device", cfg.device, " or ".join(repr(x) for x in DEVICES))
+    _need(
+        cfg.device != "cuda" or resolve_device("auto") == "cuda",
+        "device",
+        cfg.device,
+        "a GPU torch sees ('auto' or 'cpu' here)",
+    )
     _need(cfg.checkpoint_every >= 1, "checkpoint_every", cfg.checkpoint_every, ">= 1 (learner decisions)")
     _need(cfg.log_every >= 1, "log_every", cfg.log_every, ">= 1 (learner decisions)")
 

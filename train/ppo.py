@@ -28,9 +28,9 @@ from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
 from train.config import TrainConfig
+from train.hardware import resolve_device, resolve_precision
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
-from train.precision import resolve as resolve_precision
 from train.selfplay import SelfPlayVecEnv
 
 if TYPE_CHECKING:
@@ -108,8 +108,9 @@ class BalootPPO(MaskablePPO):
         """(mean, standard deviation) of each minibatch's advantages over every process's share
         of it (one exchange an epoch): what normalising the whole minibatch would use."""
         sums = torch.tensor(
-            [[a.double().sum(), (a.double() ** 2).sum(), a.numel()] for a in advantages], dtype=torch.float64
-        )
+            [[float(a.double().sum()), float((a.double() ** 2).sum()), a.numel()] for a in advantages],
+            dtype=torch.float64,
+        )  # on the CPU, where the exchange's shared memory is, whatever the run's device
         if self.exchange is not None:
             sums = self.exchange.sum(sums)
         out = []
@@ -124,6 +125,7 @@ def build_learner(
 ) -> tuple[OpponentPool, SelfPlayVecEnv, BalootPPO]:
     """Learner process ``rank``'s opponent pool, games and model (module docstring)."""
     p = cfg.ppo
+    device = resolve_device(cfg.device)  # the learner's network; the games and opponents stay on the CPU
     seed = cfg.seed + rank * RANK_SEED_STRIDE
     spec = cfg.net.spec()
     pool = OpponentPool(cfg.opponents, spec, seed + 1000)
@@ -144,8 +146,8 @@ def build_learner(
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         seed=seed,
-        device="cpu",
-        policy_kwargs={"net_spec": spec.to_dict(), "precision": resolve_precision(p.precision)},
+        device=device,
+        policy_kwargs={"net_spec": spec.to_dict(), "precision": resolve_precision(p.precision, device)},
         verbose=0,
     )
     # SB3 seeds the env with the model's seed (MaskablePPO(seed=...)); the games keep their own

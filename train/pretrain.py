@@ -46,7 +46,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
-from train.precision import resolve as resolve_precision
+from train.hardware import device_of, resolve_precision
 from train.supervised import Fit, fit
 
 
@@ -256,7 +256,7 @@ def heldout_size(positions: int) -> int:
 @torch.no_grad()
 def imitation_accuracy(net: BalootNet, data: tuple[Any, ...]) -> float:
     """Share of positions where the network's best legal action is the teacher's (its target's argmax)."""
-    obs, masks, targets = (torch.from_numpy(a) for a in data[:3])
+    obs, masks, targets = (torch.from_numpy(a).to(device_of(net)) for a in data[:3])
     logits, _ = net(obs, masks)
     return float((logits.argmax(1) == targets.argmax(1)).float().mean())
 
@@ -302,14 +302,16 @@ def pretrain(
     aug = SuitPermutations(X.shape[1]) if cfg.augment else None
     n = len(X)
     stats: dict[str, Any] = {}
+    dev = device_of(net)  # the positions stay on the CPU; each minibatch goes to the network
 
     def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
         xb, mb, tb = X[idx], M[idx], T[idx]
         if aug is not None:  # each position under a random renaming of the suits
             xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
+        xb, mb, tb = xb.to(dev), mb.to(dev), tb.to(dev)
         logits, value = net(xb, mb)
         loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
-        loss_v = F.mse_loss(value, V[idx])
+        loss_v = F.mse_loss(value, V[idx].to(dev))
         figures = {
             "policy_loss": loss_pi.item() * len(idx),
             "value_loss": loss_v.item() * len(idx),
@@ -328,7 +330,13 @@ def pretrain(
                 flush=True,
             )
 
-    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=resolve_precision(cfg.precision))
+    how = Fit(
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.learning_rate,
+        precision=resolve_precision(cfg.precision, dev.type),
+        device=dev.type,
+    )
     fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
     stats["positions"] = n
     stats["seconds"] = time.perf_counter() - t0

@@ -31,6 +31,7 @@ class Fit:
     learning_rate: float
     cosine: bool = False
     precision: str = "fp32"
+    device: str = "cpu"  # of the parameters and of what batch_loss computes on (autocast's device type)
 
 
 def fit(
@@ -52,7 +53,7 @@ def fit(
         sums: dict[str, float] = {}
         for start in range(0, len(rows), how.batch_size):
             idx = rows[start : start + how.batch_size]
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=how.precision == "bf16"):
+            with torch.autocast(how.device, dtype=torch.bfloat16, enabled=how.precision == "bf16"):
                 loss, figures = batch_loss(idx)
             opt.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]  # torch leaves it unannotated

@@ -29,9 +29,9 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
+from train.hardware import device_of, hardware_words
 from train.learners import Helpers, start_helpers
 from train.ppo import build_learner, learner_state, restore_learner
-from train.precision import precision_words
 from train.pretrain import pretrain
 from train.progress import progress_line
 from train.selfplay import episode_counts, selfplay_stats
@@ -138,7 +138,7 @@ class Trainer(RunFrame):
         if not self.quiet:
             self.log(
                 f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions, "
-                f"{precision_words(self.cfg.pretrain.precision)}"
+                f"{hardware_words(self.cfg.device, self.cfg.pretrain.precision)}"
             )
         e = self.cfg.env
         reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
@@ -288,7 +288,7 @@ class Trainer(RunFrame):
         if not self.quiet:
             self.log(
                 f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}, "
-                f"{cfg.ppo.processes} learner process(es), {precision_words(cfg.ppo.precision)}"
+                f"{cfg.ppo.processes} learner process(es), {hardware_words(cfg.device, cfg.ppo.precision)}"
             )
         progress = _ProgressCallback(self)
         local = -(-remaining // cfg.ppo.processes)  # each process's share, rounded up
@@ -307,9 +307,14 @@ class Trainer(RunFrame):
         """The call step (``calls.positions`` > 0): searched calls teach the bid head
         (``train.call_iteration``)."""
         cfg = self.cfg
-        fit = (
-            improve_calls(self.net, cfg.env.rules, cfg.calls, cfg.seed, self.quiet) if cfg.calls.positions > 0 else None
-        )
+        if cfg.calls.positions <= 0:
+            return {"calls": None}
+        device = device_of(self.net)
+        self.net.cpu()  # the call step plays games with the network: a CPU step (train.hardware)
+        try:
+            fit = improve_calls(self.net, cfg.env.rules, cfg.calls, cfg.seed, self.quiet)
+        finally:
+            self.net.to(device)
         return {"calls": fit}
 
 

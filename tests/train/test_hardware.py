@@ -1,6 +1,8 @@
-"""``ppo.precision``: ``auto`` resolves to bf16 only with hardware bf16 (``train.precision``); the PPO update's matrix work in bfloat16 (``train.policy.BalootPolicy``).
+"""Where and in what format training's matrix work runs (``train.hardware``), and the bf16 PPO
+update (``train.policy.BalootPolicy``).
 
-On fixed positions of the shipped champion, the bf16 update sees the same policy as fp32 within
+``device: auto`` is CUDA when torch sees a GPU, else the CPU; ``precision: auto`` is bf16 only
+where the device does bf16 in hardware (checked on made-up processor flags and GPU answers). On fixed positions of the shipped champion, the bf16 update sees the same policy as fp32 within
 the stated tolerance (log-probability of the greedy action within 0.1, value within 0.05), and
 it does run in bf16 (the figures are not exactly fp32's). The update's own masked log-probability
 and entropy (``BalootPolicy.evaluate_actions``, on the logits) equal sb3-contrib's distribution
@@ -16,7 +18,7 @@ from gymnasium import spaces
 from agents.neural.bundle import load_net
 from agents.neural.positions import collect_positions
 from agents.registry import make_agent
-from train import precision
+from train import hardware
 from train.config import ConfigError, config_from_dict
 from train.policy import BalootPolicy
 
@@ -99,14 +101,36 @@ def test_auto_takes_bf16_only_where_the_cpu_has_it_in_hardware(tmp_path, monkeyp
     fp32 there; AVX-512 BF16 or AMX: bf16. An explicit choice is kept on any processor."""
     info = tmp_path / "cpuinfo"
     info.write_text(CPUINFO.format(extra=extra))
-    flags = precision.cpu_flags(str(info))
-    monkeypatch.setattr(precision, "cpu_flags", lambda: flags)
-    assert precision.resolve("auto") == auto
-    assert precision.precision_words("auto").startswith(auto)
-    assert (precision.resolve("fp32"), precision.resolve("bf16")) == ("fp32", "bf16")
+    flags = hardware.cpu_flags(str(info))
+    monkeypatch.setattr(hardware, "cpu_flags", lambda: flags)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert hardware.resolve_precision("auto") == auto
+    assert hardware.hardware_words("auto", "auto").startswith(f"cpu, {auto} (auto")
+    assert (hardware.resolve_precision("fp32"), hardware.resolve_precision("bf16")) == ("fp32", "bf16")
     with pytest.raises(ValueError, match="precision"):
-        precision.resolve("fp16")
+        hardware.resolve_precision("fp16")
 
 
 def test_cpu_flags_of_a_missing_file_are_none():
-    assert precision.cpu_flags("/nonexistent/cpuinfo") == frozenset()
+    assert hardware.cpu_flags("/nonexistent/cpuinfo") == frozenset()
+
+
+@pytest.mark.parametrize(("gpu", "bf16"), [(False, False), (True, False), (True, True)])
+def test_device_auto_is_cuda_when_torch_sees_a_gpu(monkeypatch, gpu, bf16):
+    """``device: auto``: CUDA with a GPU (bf16 under ``auto`` where the GPU supports it), else the
+    CPU; ``device: cuda`` without one is refused when the config is read, before any work."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: gpu)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: bf16)
+    assert hardware.resolve_device("auto") == ("cuda" if gpu else "cpu")
+    assert hardware.resolve_device("cpu") == "cpu"
+    if gpu:
+        assert hardware.resolve_precision("auto", "cuda") == ("bf16" if bf16 else "fp32")
+        assert config_from_dict({"device": "cuda"}).device == "cuda"
+    else:
+        with pytest.raises(ValueError, match="no GPU"):
+            hardware.resolve_device("cuda")
+        with pytest.raises(ConfigError, match="device"):
+            config_from_dict({"device": "cuda"})
+    with pytest.raises(ConfigError, match="device"):
+        config_from_dict({"device": "tpu"})
+    assert config_from_dict({}).device == "auto"
