@@ -1,11 +1,10 @@
 """A run's learner processes (``ppo.processes``): the trainer, and helpers that learn beside it.
 
 Each process plays ``n_envs / processes`` of the games on its own core and takes its share of
-each minibatch; after every backward pass the gradients are averaged (``GradientExchange``),
+each minibatch; after every backward pass the gradients are averaged (``train.exchange``),
 so every process makes the same update and the weights stay identical, the update one process
 would make on the whole batch (``train.ppo.BalootPPO.train``). Collection and update both run
-on every core, and nothing spins while it waits (semaphores, not busy threads), so a core
-that another program takes costs its share and no more.
+on every core.
 
 Rank 0 is the ``Trainer``: it owns the run (schedule, evaluations, logs, checkpoints) and leads
 its helpers (``Helpers``) through a pipe each. After each update it sends each helper what
@@ -19,9 +18,7 @@ ends itself), never a run that waits forever.
 from __future__ import annotations
 
 import io
-import threading
 import traceback
-from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -31,74 +28,14 @@ from stable_baselines3.common.logger import Logger
 
 from agents.neural.bundle import load_net
 from train.config import TrainConfig, config_from_dict, to_dict
+from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.ppo import build_learner, learner_state, restore_learner
 
-WAIT_SECONDS = 600.0  # the longest a process waits for the others at a gradient exchange
 START_SECONDS = 300.0  # for a helper to build its games and report ready, after the warm start
 
 
-class LearnerError(RuntimeError):
+class LearnerError(ExchangeError):
     """A learner process of the run died or failed; the run stops."""
-
-
-class GradientExchange:
-    """Means and sums of tensors across the run's processes, through shared memory.
-
-    Process ``rank`` writes its tensor into its row of a shared slot, all wait at one barrier,
-    and each then sums the rows in the same order (so every process gets the same bits). Two
-    slots alternate: a process can write the next exchange's row only after passing its
-    barrier, that is after every other has finished reading the previous slot.
-    """
-
-    def __init__(self, processes: int, size: int, context: Any):
-        self.processes = processes
-        self.rank = 0
-        self.slots = {
-            torch.float32: torch.zeros(2, processes, size).share_memory_(),  # type: ignore[no-untyped-call]  # torch's stub
-            torch.float64: torch.zeros(2, processes, 1024, dtype=torch.float64).share_memory_(),  # type: ignore[no-untyped-call]
-        }
-        self.turn = {torch.float32: 0, torch.float64: 0}
-        self.barrier = context.Barrier(processes)
-
-    def sum(self, x: torch.Tensor) -> torch.Tensor:
-        """The elementwise sum of ``x`` over the processes (float32 or float64, each process
-        calling with the same shape in the same order)."""
-        slots = self.slots[x.dtype]
-        n = x.numel()
-        if n > slots.shape[2]:
-            raise ValueError(f"an exchange holds {slots.shape[2]} numbers of {x.dtype}, got {n}")
-        turn = self.turn[x.dtype]
-        self.turn[x.dtype] = 1 - turn
-        slot = slots[turn, :, :n]
-        slot[self.rank].copy_(x.reshape(-1))
-        self.wait()
-        out: torch.Tensor = slot.sum(0).view_as(x)
-        return out
-
-    def average_gradients(self, params: Sequence[torch.Tensor]) -> None:
-        """Replace each parameter's gradient by its mean over the processes."""
-        for p in params:
-            if p.grad is None:
-                p.grad = torch.zeros_like(p)
-        grads = [p.grad for p in params if p.grad is not None]
-        mean = self.sum(torch.cat([g.reshape(-1) for g in grads])).div_(self.processes)
-        offset = 0
-        for g in grads:
-            g.copy_(mean[offset : offset + g.numel()].view_as(g))
-            offset += g.numel()
-
-    def wait(self) -> None:
-        try:
-            self.barrier.wait(WAIT_SECONDS)
-        except threading.BrokenBarrierError:
-            raise LearnerError(
-                "a learner process of this run stopped during a PPO update (or waited past "
-                f"{WAIT_SECONDS:.0f} s for the others)"
-            ) from None
-
-    def abort(self) -> None:
-        """Release every process waiting at the barrier (they raise ``LearnerError``)."""
-        self.barrier.abort()
 
 
 class Helpers:
@@ -199,7 +136,7 @@ def helper_main(plain: dict[str, Any], rank: int, backend: str, exchange: Gradie
     exchange.rank = rank
     try:
         Helper(config_from_dict(plain), rank, backend, exchange, conn).run()
-    except (EOFError, BrokenPipeError, ConnectionResetError, LearnerError):
+    except (EOFError, BrokenPipeError, ConnectionResetError, ExchangeError):
         pass  # the trainer is gone or stopped the run: nothing to report to
     except BaseException:
         exchange.abort()
@@ -288,5 +225,7 @@ def start_helpers(cfg: TrainConfig, backend: str, parameters: int) -> tuple[Help
     """Start ``ppo.processes - 1`` helpers (spawned: a fresh interpreter each, safe with torch)
     for a network of ``parameters`` numbers (the gradients' size)."""
     context = tmp.get_context("spawn")
-    exchange = GradientExchange(cfg.ppo.processes, parameters, context)
+    exchange = GradientExchange(
+        cfg.ppo.processes, parameters, context, "a PPO update", "a learner process", LearnerError
+    )
     return Helpers(cfg, backend, exchange, context), exchange

@@ -34,7 +34,7 @@ from train.policy import BalootPolicy
 from train.selfplay import SelfPlayVecEnv
 
 if TYPE_CHECKING:
-    from train.learners import GradientExchange
+    from train.exchange import GradientExchange
 
 RANK_SEED_STRIDE = 1_000_003  # rank r's seeds are the run's plus r times this
 

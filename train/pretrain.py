@@ -24,15 +24,17 @@ from __future__ import annotations
 import multiprocessing as mp
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
+import torch.multiprocessing as tmp
 from torch.nn import functional as F
 
-from agents.neural.network import PRIVILEGED_SIZE, BalootNet, privileged_input
+from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
 from agents.registry import make_agent
 from agents.rule_based.batch_heuristic import act as heuristic_act
 from baloot_env.actions import NUM_ACTIONS
@@ -46,6 +48,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
+from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.hardware import device_of, resolve_precision
 from train.supervised import Fit, fit
 
@@ -209,11 +212,20 @@ def _collect_task(args: tuple[Any, ...]) -> int:
 
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
-) -> tuple[Any, ...]:
+) -> tuple[np.ndarray, ...]:
     """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
-    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order. The
-    workers write their rows straight into arrays in shared memory (the positions of a warm
-    start are gigabytes: through a pipe they would cost more than labelling them)."""
+    split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order
+    (``labelled``'s arrays as numpy arrays)."""
+    return tuple(t.numpy() for t in labelled(cfg, seed, rules, reward, privileged, quiet))
+
+
+def labelled(
+    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
+) -> tuple[torch.Tensor, ...]:
+    """The warm start's positions (``collect_parallel``). With ``cfg.workers`` > 1 the workers
+    write their rows straight into tensors in shared memory (the positions of a warm start are
+    gigabytes: through a pipe they would cost more than labelling them), which the processes
+    of the fit then read in place (``fit_positions``)."""
     core = uses_core(cfg)
     teacher = () if core else (cfg.teacher, cfg.soft_temperature)
     where = "on the batched core" if core else "in Python"
@@ -224,7 +236,7 @@ def collect_parallel(
             print(
                 f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, {where})", file=sys.stderr, flush=True
             )
-        return data
+        return tuple(torch.from_numpy(a) for a in data)
     chunks = 4 * cfg.workers  # small chunks: balanced workers
     sizes = [cfg.positions // chunks + (k < cfg.positions % chunks) for k in range(chunks)]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
@@ -242,7 +254,7 @@ def collect_parallel(
                     file=sys.stderr,
                     flush=True,
                 )
-    return tuple(t.numpy() for t in out)
+    return out
 
 
 HELDOUT_SEED_OFFSET = 7_919_000  # far above the chunk seeds seed + k, k < 4 * workers
@@ -267,12 +279,13 @@ def pretrain(
     """Fit ``net`` to the teacher in place; returns accuracy and losses for the log.
 
     ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the
-    value head learns to predict.
+    value head learns to predict. With ``cfg.workers`` > 1 on the CPU the fit runs in that many
+    processes (``fit_positions``).
     """
     if cfg.positions <= 0:
         return {}
     t0 = time.perf_counter()
-    obs, masks, targets, values = collect_parallel(cfg, seed, rules, reward, net.spec.privileged_critic, quiet)
+    data = labelled(cfg, seed, rules, reward, net.spec.privileged_critic, quiet)
     # Held-out positions: hands of their own (a seed no chunk uses), never trained on, so that the
     # reported imitation accuracy is a generalisation figure and not a memorisation one.
     if uses_core(cfg):
@@ -296,28 +309,7 @@ def pretrain(
             cfg.soft_temperature,
         )
     t_collect = time.perf_counter() - t0
-    gen = torch.Generator().manual_seed(seed)
-    X, M = torch.from_numpy(obs), torch.from_numpy(masks)
-    T, V = torch.from_numpy(targets), torch.from_numpy(values)
-    aug = SuitPermutations(X.shape[1]) if cfg.augment else None
-    n = len(X)
     stats: dict[str, Any] = {}
-    dev = device_of(net)  # the positions stay on the CPU; each minibatch goes to the network
-
-    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
-        xb, mb, tb = X[idx], M[idx], T[idx]
-        if aug is not None:  # each position under a random renaming of the suits
-            xb, mb, tb = aug.apply(xb, mb, tb, torch.randint(len(PERMUTATIONS), (len(idx),), generator=gen))
-        xb, mb, tb = xb.to(dev), mb.to(dev), tb.to(dev)
-        logits, value = net(xb, mb)
-        loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
-        loss_v = F.mse_loss(value, V[idx].to(dev))
-        figures = {
-            "policy_loss": loss_pi.item() * len(idx),
-            "value_loss": loss_v.item() * len(idx),
-            "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
-        }
-        return loss_pi + cfg.value_weight * loss_v, figures
 
     def after_epoch(epoch: int, means: dict[str, float]) -> None:
         stats.update(means, heldout_accuracy=imitation_accuracy(net, held))
@@ -330,6 +322,91 @@ def pretrain(
                 flush=True,
             )
 
+    processes = fit_processes(cfg, net)
+    if processes > 1:
+        context = tmp.get_context("spawn")
+        exchange = GradientExchange(
+            processes, sum(p.numel() for p in net.parameters()), context, "the warm start's fit"
+        )
+        helpers = [
+            context.Process(
+                target=_fit_helper,
+                args=(net.spec.to_dict(), net.state_dict(), data, cfg, seed, exchange, rank, torch.get_num_threads()),
+                name=f"baloot-fit-{rank}",
+                daemon=True,
+            )
+            for rank in range(1, processes)
+        ]
+        for proc in helpers:
+            proc.start()
+            threading.Thread(target=_abort_if_failed, args=(proc, exchange), daemon=True).start()
+        try:
+            fit_positions(net, data, cfg, seed, after_epoch, exchange)
+        except BaseException:
+            exchange.abort()  # the helpers stop at their next exchange
+            for proc in helpers:
+                proc.join(10)
+                if proc.is_alive():
+                    proc.terminate()
+            raise
+        for proc in helpers:
+            proc.join(WAIT_SECONDS)
+    else:
+        fit_positions(net, data, cfg, seed, after_epoch)
+    stats["positions"] = len(data[0])
+    stats["fit_processes"] = processes
+    stats["seconds"] = time.perf_counter() - t0
+    stats["collect_seconds"] = t_collect
+    return stats
+
+
+def fit_processes(cfg: PretrainConfig, net: BalootNet) -> int:
+    """How many processes fit the warm start: ``cfg.workers`` on the CPU (each a core, as the
+    labelling), one on a GPU (one device does the matrix work)."""
+    return max(1, cfg.workers) if device_of(net).type == "cpu" else 1
+
+
+def fit_positions(
+    net: BalootNet,
+    data: tuple[torch.Tensor, ...],
+    cfg: PretrainConfig,
+    seed: int,
+    after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, means: None,
+    exchange: GradientExchange | None = None,
+) -> None:
+    """The warm start's fit of ``net`` to the labelled ``data`` (``labelled``): cross-entropy to
+    the targets plus ``value_weight`` times the value's squared error, each position under a
+    random renaming of the suits (``augment``). The rows of each epoch and their renamings come
+    from one generator seeded ``seed``, so the processes of a data-parallel fit (``exchange``,
+    ``train.supervised``) draw the same ones."""
+    X, M, T, V = data
+    n = len(X)
+    gen = torch.Generator().manual_seed(seed)
+    aug = SuitPermutations(X.shape[1]) if cfg.augment else None
+    renaming = torch.zeros(n, dtype=torch.long)  # the epoch's renaming of each position
+    dev = device_of(net)  # the positions stay on the CPU; each minibatch goes to the network
+
+    def order(epoch: int) -> torch.Tensor:
+        rows = torch.randperm(n, generator=gen)
+        if aug is not None:
+            renaming.copy_(torch.randint(len(PERMUTATIONS), (n,), generator=gen))
+        return rows
+
+    def batch_loss(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        xb, mb, tb = X[idx], M[idx], T[idx]
+        if aug is not None:
+            xb, mb, tb = aug.apply(xb, mb, tb, renaming[idx])
+        xb, mb, tb = xb.to(dev), mb.to(dev), tb.to(dev)
+        logits, value = net(xb, mb)
+        loss_pi = -(tb * F.log_softmax(logits, dim=1)).sum(1).mean()  # cross-entropy to the targets
+        loss_v = F.mse_loss(value, V[idx].to(dev))
+        figures = {
+            "policy_loss": loss_pi.item() * len(idx),
+            "value_loss": loss_v.item() * len(idx),
+            "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
+        }
+        return loss_pi + cfg.value_weight * loss_v, figures
+
     how = Fit(
         cfg.epochs,
         cfg.batch_size,
@@ -337,8 +414,36 @@ def pretrain(
         precision=resolve_precision(cfg.precision, dev.type),
         device=dev.type,
     )
-    fit(net.parameters(), how, lambda epoch: torch.randperm(n, generator=gen), batch_loss, after_epoch)
-    stats["positions"] = n
-    stats["seconds"] = time.perf_counter() - t0
-    stats["collect_seconds"] = t_collect
-    return stats
+    fit(net.parameters(), how, order, batch_loss, after_epoch, exchange)
+
+
+def _fit_helper(
+    spec: dict[str, Any],
+    weights: dict[str, torch.Tensor],
+    data: tuple[torch.Tensor, ...],
+    cfg: PretrainConfig,
+    seed: int,
+    exchange: GradientExchange,
+    rank: int,
+    threads: int,
+) -> None:
+    """Process ``rank`` >= 1 of a data-parallel warm-start fit: the same network from the same
+    weights, its share of every minibatch; the weights it ends with are rank 0's."""
+    torch.set_num_threads(threads)
+    exchange.rank = rank
+    try:
+        net = BalootNet(NetSpec.from_dict(spec))
+        net.load_state_dict(weights)
+        fit_positions(net, data, cfg, seed, exchange=exchange)
+    except ExchangeError:
+        pass  # rank 0 stopped the fit; it reports why
+    except BaseException:
+        exchange.abort()
+        raise
+
+
+def _abort_if_failed(proc: Any, exchange: GradientExchange) -> None:
+    """Rank 0's watch on a helper: one that dies (a crash, a kill) releases the others at once."""
+    proc.join()
+    if proc.exitcode != 0:
+        exchange.abort()

@@ -24,7 +24,8 @@ from test_train import tiny
 from agents.neural.network import BalootNet, NetSpec
 from train.checkpoint import CheckpointError
 from train.config import ConfigError, config_from_dict
-from train.learners import GradientExchange, LearnerError
+from train.exchange import GradientExchange
+from train.learners import LearnerError
 from train.ppo import BalootPPO
 from train.trainer import Trainer
 

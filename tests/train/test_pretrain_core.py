@@ -82,3 +82,35 @@ def test_labelling_on_the_core_splits_over_the_workers_in_seeded_chunks_in_order
     one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), 44.0, False, True)
     assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, 44.0, False)[0])
     assert (a[2].sum(1) == 1).all()  # every row labelled
+
+
+def test_the_warm_start_fits_in_its_workers_processes_like_one_process(monkeypatch):
+    """``pretrain.workers: 2`` fits in two processes (train.supervised's data-parallel fit):
+    the same epochs' figures as one process on the same positions, up to float rounding (a
+    helper on other rows, or on rows renamed otherwise, would differ by far more)."""
+    import torch
+
+    from agents.neural.network import BalootNet, NetSpec
+    from baloot_env.observation import OBS_SIZE
+    from train.pretrain import fit_positions, labelled, pretrain
+
+    torch.set_num_threads(1)
+    cfg = PretrainConfig(positions=1201, epochs=2, batch_size=128, workers=2)
+    spec = NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), obs_size=OBS_SIZE, privileged_critic=True)
+    data = labelled(cfg, 5, RuleConfig(), 44.0, True, True)
+    torch.manual_seed(0)
+    alone = BalootNet(spec)
+    start = {k: v.clone() for k, v in alone.state_dict().items()}
+    one: list[dict] = []
+    fit_positions(alone, data, cfg, 5, lambda e, m: one.append(m))
+
+    both = BalootNet(spec)
+    both.load_state_dict(start)
+    monkeypatch.setattr("train.pretrain.labelled", lambda *args: data)  # the same positions as above
+    stats = pretrain(both, cfg, 5, RuleConfig(), 44.0, quiet=True)
+    assert stats["fit_processes"] == 2
+    for key in ("policy_loss", "value_loss"):
+        assert stats[key] == pytest.approx(one[-1][key], rel=1e-3), key
+    assert abs(stats["train_accuracy"] - one[-1]["train_accuracy"]) <= 3 / 1201  # a near tie may flip
+    drift = max((a - b).abs().max().item() for a, b in zip(alone.parameters(), both.parameters(), strict=True))
+    assert drift < 0.05  # Adam's steps from gradients equal up to rounding

@@ -94,3 +94,83 @@ def test_bf16_fits_in_bfloat16_with_fp32_weights_and_learns_like_fp32():
     assert runs["fp32"][0] == {torch.float32} and runs["bf16"][0] == {torch.bfloat16}
     start = y.var().item()
     assert runs["fp32"][1] < 0.05 * start and runs["bf16"][1] < 0.05 * start
+
+
+def _linear_fit(exchange, rank: int = 0):
+    """A float64 least-squares fit of 37 rows in minibatches of 8 (the last one 5 rows, split
+    3 + 2 between two processes), rows in a seeded order: its weights and its epoch figures."""
+    torch.set_num_threads(1)
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(37, 3, generator=g, dtype=torch.float64)
+    y = x @ torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64) + 0.1 * torch.randn(
+        37, generator=g, dtype=torch.float64
+    )
+    w = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
+    order = torch.Generator().manual_seed(5)
+    means = []
+    if exchange is not None:
+        exchange.rank = rank
+
+    def batch_loss(idx):
+        loss = ((x[idx] @ w - y[idx]) ** 2).mean()
+        return loss, {"loss": loss.item() * len(idx), "rows": float(len(idx))}
+
+    fit(
+        [w],
+        Fit(epochs=3, batch_size=8, learning_rate=0.05),
+        lambda e: torch.randperm(37, generator=order),
+        batch_loss,
+        lambda e, m: means.append(m),
+        exchange,
+    )
+    return w.detach().numpy().copy(), means
+
+
+def _linear_fit_rank1(exchange, out) -> None:
+    out.put(_linear_fit(exchange, 1))
+
+
+def test_a_fit_in_two_processes_takes_the_steps_of_one_process_on_whole_minibatches():
+    import torch.multiprocessing as tmp
+
+    from train.exchange import GradientExchange
+
+    alone, alone_means = _linear_fit(None)
+    context = tmp.get_context("spawn")
+    exchange = GradientExchange(2, 3, context)
+    out = context.Queue()
+    other = context.Process(target=_linear_fit_rank1, args=(exchange, out))
+    other.start()
+    try:
+        mine, my_means = _linear_fit(exchange, 0)
+        theirs, their_means = out.get(timeout=120)
+    finally:
+        other.join(30)
+    assert (mine == theirs).all()  # the same bits in both processes
+    assert abs(mine - alone).max() < 1e-12  # the steps of one process, up to the order of additions
+    assert my_means == their_means
+    for a, b in zip(my_means, alone_means, strict=True):
+        assert a["rows"] == b["rows"] == 1.0  # every row counted once, across the two
+        assert abs(a["loss"] - b["loss"]) < 1e-12
+
+
+def test_a_fit_process_that_dies_releases_the_others_at_once():
+    import sys
+    import threading
+    import time
+
+    import pytest
+    import torch.multiprocessing as tmp
+
+    from train.exchange import ExchangeError, GradientExchange
+    from train.pretrain import _abort_if_failed
+
+    context = tmp.get_context("spawn")
+    exchange = GradientExchange(2, 4, context)
+    dying = context.Process(target=sys.exit, args=(3,))
+    dying.start()
+    threading.Thread(target=_abort_if_failed, args=(dying, exchange), daemon=True).start()
+    start = time.perf_counter()
+    with pytest.raises(ExchangeError, match="stopped during a step"):
+        exchange.sum(torch.ones(4))
+    assert time.perf_counter() - start < 60  # not the exchange's 600 s wait
