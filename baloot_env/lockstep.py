@@ -42,7 +42,7 @@ Needs numpy.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,12 +55,16 @@ from baloot_env.hand import HandState
 from baloot_env.lockstep_core import CoreLockstep
 from baloot_env.match import MatchState
 from baloot_env.observation import OBS_SIZE, action_mask, encode
-from baloot_env.players import Seat, make_player
+from baloot_env.players import Seat, make_player, seat_arrays
 from baloot_env.rewards import REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 
 if TYPE_CHECKING:
     from baloot_env.core_table import CoreTable
+
+ArrayGroupCall = Callable[[np.ndarray, np.ndarray, list[Any]], Any]
+"""A group's call (``LockstepGames.array_group``): observations, masks, the player of each row
+-> an action a row."""
 
 LEARNERS = ("team", "seat")
 BACKENDS = ("core", "python")
@@ -242,10 +246,33 @@ class LockstepGames:
         g.opponent = self._opponents[i]
         g.partner = self._partners[i]
 
-    def array_policy(self, player: Any) -> Callable[[np.ndarray, np.ndarray], Any] | None:
-        """For the core backend: a function on observation and mask blocks that acts as ``player``
-        does on its seats (a subclass names its own players' array form), or None."""
+    def array_group(self, player: Any) -> tuple[Hashable, ArrayGroupCall] | None:
+        """Players that act as one call on observation and mask blocks (a subclass names its
+        own: self-play's networks of one architecture, ``train.selfplay``): the key that groups
+        ``player`` with the others of its call, and the call, which gets the games of all of
+        them at once with the player of each row. None (the default): ``player`` is asked alone.
+        Both backends group and ask alike (the core from its blocks, the driver from the seats'
+        views), so they play the same games."""
         return None
+
+    def groups(
+        self, acting: Sequence[tuple[int, Any]]
+    ) -> list[tuple[Any, list[int], list[Any], ArrayGroupCall | None]]:
+        """The games ``acting`` (game index, the player to act there) as calls, in the order of
+        their first game: for each, its first player, its games, the player of each, and the
+        ``array_group`` call (None: the player alone)."""
+        out: dict[Hashable, tuple[Any, list[int], list[Any], ArrayGroupCall | None]] = {}
+        known: dict[int, tuple[Hashable, ArrayGroupCall] | None] = {}
+        for i, player in acting:
+            if id(player) not in known:
+                known[id(player)] = self.array_group(player)
+            group = known[id(player)]
+            key = ("player", id(player)) if group is None else group[0]
+            if key not in out:
+                out[key] = (player, [], [], None if group is None else group[1])
+            out[key][1].append(i)
+            out[key][2].append(player)
+        return list(out.values())
 
     # ------------------------------------------------------------------ episodes
     def learner_seats(self, g: Game) -> tuple[int, ...]:
@@ -436,19 +463,20 @@ class TableLockstep:
     def advance(self, rewards: np.ndarray, dones: np.ndarray, infos: list[dict[str, Any]]) -> None:
         owner = self.owner
         while True:
-            groups: dict[int, tuple[Any, list[int]]] = {}
+            acting = []
             for i, g in enumerate(owner.games):
                 hand = g.table.hand
                 if hand is None or hand.done:
                     continue
                 player = g.players[hand.to_act]
                 if player is not None:
-                    groups.setdefault(id(player), (player, []))[1].append(i)
-            if not groups:
+                    acting.append((i, player))
+            if not acting:
                 return
-            for player, idxs in groups.values():
+            for player, idxs, members, call in owner.groups(acting):
                 tables = [owner.games[i].driver for i in idxs]
-                actions = player.act_seats([Seat(t.current_hand, t.to_act, t.context) for t in tables])
+                seats = [Seat(t.current_hand, t.to_act, t.context) for t in tables]
+                actions = player.act_seats(seats) if call is None else call(*seat_arrays(seats), members)
                 for i, t, a in zip(idxs, tables, actions, strict=True):
                     owner.settle(i, t.apply(int(a)), rewards, dones, infos)
 

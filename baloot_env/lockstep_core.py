@@ -9,10 +9,10 @@ default) the N games are rows of one ``baloot_env.batch.BatchGame`` and this cla
 - the other seats play in rounds, as in the Python loop: each round, the games whose seat to act
   is another player's are grouped by player (in order of their first game) and each group's
   actions are one call and one kernel step. A policy on arrays (``ArrayPlayer``, a policy
-  bundle's ``act_arrays``, a self-play network through ``LockstepGames.array_policy``) gets
-  the observation block of its games straight from the core, one forward per group; an agent
-  that offers a batched twin (``core_actions`` on ``CoreRows``, defined by its own class) acts
-  through it: ``random`` chooses from the masks with its own generator, exactly as it chooses
+  bundle's ``act_arrays``; self-play's networks, all of one architecture together, through
+  ``LockstepGames.array_group``) gets the observation block of its games straight from the
+  core, one forward per group; an agent that offers a batched twin (``core_actions`` on
+  ``CoreRows``, defined by its own class) acts through it: ``random`` chooses from the masks with its own generator, exactly as it chooses
   from a view, and ``heuristic`` runs its numba port on the rows (proven action for action
   equal to the agent); any other agent gets its ``PlayerView`` built from the engine's
   ``HandState`` rebuilt from the row (``baloot_env.core_table``);
@@ -226,17 +226,21 @@ class CoreLockstep:
         owner = self.owner
         while True:
             self.flush()
-            groups: dict[int, tuple[Any, list[int]]] = {}
+            acting = []
             for i, (g, seat) in enumerate(zip(owner.games, self.core.state.games[:, TO_ACT].tolist(), strict=True)):
                 if seat >= 0:
                     player = g.players[seat]
                     if player is not None:
-                        groups.setdefault(id(player), (player, []))[1].append(i)
-            if not groups:
+                        acting.append((i, player))
+            if not acting:
                 return
-            for player, idx in groups.values():
+            for player, idx, members, call in owner.groups(acting):
                 rows = np.array(idx, dtype=np.int64)
-                self._apply(rows, self._actions(player, rows), rewards, dones, infos)
+                if call is not None:
+                    actions = np.asarray(call(*self._observe_rows(rows), members)).reshape(-1)
+                else:
+                    actions = self._actions(player, rows)
+                self._apply(rows, actions, rewards, dones, infos)
 
     def _apply(
         self,
@@ -334,10 +338,6 @@ class CoreLockstep:
             # so it inherits none.
             kind = "twin" if "core_actions" in type(agent).__dict__ else "views"
             how = agent
-        else:
-            fn = self.owner.array_policy(player)
-            if fn is not None:
-                kind, how = "arrays", fn
         return kind, how
 
     # ------------------------------------------------------------------ restoring

@@ -3,7 +3,10 @@
 Each game draws its opponent team when it starts (``train.selfplay``), by the mixing weights of
 the config; a category with no member yet (no champion before the first promotion) drops out and
 the others are renormalised. Opponents act in batches across games (``act_seats``, the vector
-env's player interface, ``baloot_env.lockstep``).
+env's player interface, ``baloot_env.lockstep``); the pool's networks of one architecture act
+together, all their games in one stacked pass (``OpponentPool.act_nets``,
+``agents.neural.network.StackedNets``), which the vector env asks for through its
+``array_group``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.neural.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec, StackedNets
 from agents.neural.policy import sample_masked
 from agents.registry import make_agent
 from baloot_env.players import AgentPlayer, Seat, seat_arrays
@@ -84,6 +87,28 @@ class OpponentPool:
             "heuristic": AgentOpponent("heuristic", seed + 1),
             "random": AgentOpponent("random", seed + 2),
         }
+        self._stacks: dict[NetSpec, tuple[tuple[int, ...], StackedNets]] = {}  # spec -> (its nets' ids, their stack)
+
+    def nets(self, spec: NetSpec) -> list[NetOpponent]:
+        """The pool's networks of architecture ``spec``: the snapshots, then the champions."""
+        return [o for o in (*self.snapshots, *self.champions) if o.net.spec == spec]
+
+    def act_nets(self, obs: np.ndarray, masks: np.ndarray, members: Sequence[NetOpponent]) -> list[int]:
+        """The actions of the networks ``members`` (one architecture, one a row) on their rows:
+        one stacked pass (``StackedNets``, rebuilt when the pool's networks change), then one
+        sample a row from the pool's generator, in row order."""
+        spec = members[0].net.spec
+        nets = self.nets(spec)
+        ids = tuple(id(o) for o in nets)
+        held = self._stacks.get(spec)
+        if held is None or held[0] != ids:
+            held = self._stacks[spec] = (ids, StackedNets([o.net for o in nets]))
+        index = {id(o): k for k, o in enumerate(nets)}
+        which = torch.tensor([index[id(o)] for o in members], dtype=torch.long)
+        logits = held[1].policy_logits(torch.from_numpy(obs), torch.from_numpy(masks), which)
+        probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
+        probs *= masks  # exactly zero on illegal actions
+        return sample_masked(probs, self.rng)
 
     def add_snapshot(self, name: str, state_dict: dict[str, Any]) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}

@@ -8,8 +8,9 @@ bookkeeping of the one game driver) with what training adds:
   choice 12), so it plays both seat pairs;
 - the opponent team is drawn per game from the ``OpponentPool`` (recent snapshots of the learner,
   champions, ``heuristic``, ``random``), by the config's mixing weights; opponents' decisions are
-  batched across the games, as the vector env batches any player (on the core backend a network
-  of the pool gets the observation block of its games, ``NetOpponent.act_arrays``);
+  batched across the games, as the vector env batches any player, and the pool's networks of one
+  architecture act together, one stacked pass for all their games (``array_group``,
+  ``OpponentPool.act_nets``);
 - episode summaries (``finished``: opponent category, reward, won, score, per-hand figures) for
   the trainer's ``selfplay/`` logs;
 - checkpoints: ``state()`` / ``load_state()`` hold the games in progress (hands, matches,
@@ -31,11 +32,12 @@ the next ``reset``); the pool has its own generator, seeded and checkpointed by 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Hashable
 from typing import Any
 
 import numpy as np
 
+from baloot_env.lockstep import ArrayGroupCall
 from baloot_env.rewards import Reward
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
@@ -73,10 +75,10 @@ class SelfPlayVecEnv(BalootVecEnv):
     def _draw_players(self, i: int, g: Any) -> None:
         g.opponent = g.partner = self.pool.sample()
 
-    def array_policy(self, player: Any) -> Callable[[np.ndarray, np.ndarray], list[int]] | None:
-        """The core backend asks a network of the pool on the observation block of its games."""
+    def array_group(self, player: Any) -> tuple[Hashable, ArrayGroupCall] | None:
+        """The pool's networks of one architecture act as one call (``OpponentPool.act_nets``)."""
         if isinstance(player, NetOpponent):
-            return player.act_arrays
+            return ("nets", player.net.spec), self.pool.act_nets
         return None
 
     def _observe_all(self) -> np.ndarray:

@@ -123,3 +123,57 @@ class BalootNet(nn.Module):
 
 def _masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+def _linears(seq: nn.Sequential) -> list[nn.Linear]:
+    return [m for m in seq if isinstance(m, nn.Linear)]
+
+
+class StackedNets:
+    """Several ``BalootNet``s of one architecture evaluated as one batched pass: each layer's
+    weights stacked (nets x in x out), each net's rows a block of a padded batch, one
+    ``baddbmm`` a layer instead of a forward a net. Self-play's opponent pool asks all its
+    snapshots this way (``train.opponents``): their games are a few rows each, where a forward's
+    fixed cost is most of its time. The nets are read when the stack is built (frozen copies)."""
+
+    def __init__(self, nets: list[BalootNet]):
+        spec = nets[0].spec
+        if any(n.spec != spec for n in nets):
+            raise ValueError("a stack takes networks of one architecture")
+        self.spec, self.size = spec, len(nets)
+
+        def stack(layers: list[list[nn.Linear]]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+            out = []
+            for per_net in zip(*layers, strict=True):
+                w = torch.stack([m.weight.detach().t() for m in per_net])  # nets x in x out
+                b = torch.stack([m.bias.detach() for m in per_net])[:, None, :]  # nets x 1 x out
+                out.append((w.contiguous(), b.contiguous()))
+            return out
+
+        self.trunk = stack([_linears(n.trunk) for n in nets])
+        self.card_head = stack([_linears(n.card_head) for n in nets])
+        self.bid_head = stack([_linears(n.bid_head) for n in nets])
+
+    @staticmethod
+    def _mlp(x: torch.Tensor, layers: list[tuple[torch.Tensor, torch.Tensor]], last_relu: bool) -> torch.Tensor:
+        for k, (w, b) in enumerate(layers):
+            x = torch.baddbmm(b, x, w)
+            if last_relu or k < len(layers) - 1:
+                x = torch.relu(x)
+        return x
+
+    @torch.inference_mode()
+    def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor, which: torch.Tensor) -> torch.Tensor:
+        """``BalootNet.policy_logits`` of net ``which[i]`` on row ``i`` (equal up to float
+        rounding), for all rows at once."""
+        counts = torch.bincount(which, minlength=self.size)
+        width = int(counts.max())
+        starts = torch.cumsum(counts, 0) - counts
+        order = torch.argsort(which, stable=True)
+        slot = torch.empty_like(which)
+        slot[order] = torch.arange(len(which)) - starts[which[order]]  # each row's place in its net's block
+        x = obs.new_zeros(self.size, width, self.spec.obs_size)
+        x[which, slot] = obs[:, : self.spec.obs_size]
+        h = self._mlp(x, self.trunk, last_relu=True)
+        logits = torch.cat([self._mlp(h, self.card_head, False), self._mlp(h, self.bid_head, False)], dim=-1)
+        return _masked(logits[which, slot], mask)

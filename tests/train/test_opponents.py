@@ -1,4 +1,4 @@
-"""The opponents' mixing weights, one rule for both backends (``train.opponents.category_weights``)."""
+"""The opponents: mixing weights, one rule for both backends (``train.opponents.category_weights``), and the pool's networks in one stacked pass."""
 
 import pytest
 
@@ -64,3 +64,43 @@ def test_both_backends_count_an_episode_the_same_way():
         stats["episode_reward"] == 0.25 and stats["win_rate_vs_heuristic"] == 1.0 and stats["win_rate_vs_self"] == 0.0
     )
     assert stats["call_rate"] == 1 / 3 and stats["made_rate"] == 1.0 and stats["mean_hand_diff"] == (62 - 26) / 3
+
+
+def test_the_pools_networks_act_in_one_stacked_pass_as_each_would_alone():
+    """``StackedNets`` gives each row its own network's logits (the oracle: ``BalootNet``'s own
+    forward, one row at a time), and ``OpponentPool.act_nets`` samples only legal actions, one
+    draw a row, rebuilding the stack when a snapshot joins."""
+    import numpy as np
+    import torch
+
+    from agents.neural.network import BalootNet, NetSpec, StackedNets
+    from train.config import OpponentConfig
+    from train.opponents import OpponentPool
+
+    torch.manual_seed(0)
+    spec = NetSpec(trunk=(64, 32), head_hidden=16, value_hidden=(16,), privileged_critic=True)
+    nets = [BalootNet(spec) for _ in range(4)]
+    g = torch.Generator().manual_seed(1)
+    obs = (torch.rand(23, spec.obs_size + 128, generator=g) < 0.2).float()  # the privileged part is ignored
+    masks = torch.rand(23, 42, generator=g) < 0.4
+    masks[:, 0] = True
+    which = torch.tensor([3, 3, 0, 1, 3, 2, 2, 0, 3, 3, 1, 1, 0, 3, 2, 2, 2, 2, 0, 1, 3, 3, 2])
+    got = StackedNets(nets).policy_logits(obs, masks, which)
+    with torch.inference_mode():
+        want = torch.cat([nets[k].policy_logits(obs[i : i + 1], masks[i : i + 1]) for i, k in enumerate(which.tolist())])
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    only_one = StackedNets(nets).policy_logits(obs[:2], masks[:2], torch.tensor([3, 3]))  # absent nets: empty blocks
+    torch.testing.assert_close(only_one, want[:2], rtol=1e-5, atol=1e-5)
+
+    pool = OpponentPool(OpponentConfig(pool_size=3), spec, seed=0)
+    for k, net in enumerate(nets[:2]):
+        pool.add_snapshot(f"s{k}", net.state_dict())
+    members = [pool.snapshots[k % 2] for k in range(23)]
+    acts = pool.act_nets(obs.numpy(), masks.numpy().astype(np.int8), members)
+    assert len(acts) == 23 and all(masks[i, a] for i, a in enumerate(acts))
+    first = pool._stacks[spec][1]
+    pool.add_snapshot("s2", nets[2].state_dict())
+    pool.act_nets(obs.numpy(), masks.numpy().astype(np.int8), [pool.snapshots[2]] * 23)
+    assert pool._stacks[spec][1] is not first and pool._stacks[spec][1].size == 3
+    with pytest.raises(ValueError, match="one architecture"):
+        StackedNets([nets[0], BalootNet(NetSpec())])
