@@ -95,15 +95,20 @@ class OpponentPool:
 
     def act_nets(self, obs: np.ndarray, masks: np.ndarray, members: Sequence[NetOpponent]) -> list[int]:
         """The actions of the networks ``members`` (one architecture, one a row) on their rows:
-        one stacked pass (``StackedNets``, rebuilt when the pool's networks change), then one
-        sample a row from the pool's generator, in row order."""
+        one stacked pass (``StackedNets`` over the pool's networks of that architecture and any
+        member that has left the pool while its game goes on; rebuilt when that set changes),
+        then one sample a row from the pool's generator, in row order."""
         spec = members[0].net.spec
         nets = self.nets(spec)
+        index = {id(o): k for k, o in enumerate(nets)}
+        for o in members:
+            if id(o) not in index:  # a snapshot pushed out of the pool, its game not over yet
+                index[id(o)] = len(nets)
+                nets.append(o)
         ids = tuple(id(o) for o in nets)
         held = self._stacks.get(spec)
         if held is None or held[0] != ids:
             held = self._stacks[spec] = (ids, StackedNets([o.net for o in nets]))
-        index = {id(o): k for k, o in enumerate(nets)}
         which = torch.tensor([index[id(o)] for o in members], dtype=torch.long)
         logits = held[1].policy_logits(torch.from_numpy(obs), torch.from_numpy(masks), which)
         probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)

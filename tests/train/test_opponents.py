@@ -102,5 +102,10 @@ def test_the_pools_networks_act_in_one_stacked_pass_as_each_would_alone():
     pool.add_snapshot("s2", nets[2].state_dict())
     pool.act_nets(obs.numpy(), masks.numpy().astype(np.int8), [pool.snapshots[2]] * 23)
     assert pool._stacks[spec][1] is not first and pool._stacks[spec][1].size == 3
+    gone = pool.snapshots[0]
+    pool.add_snapshot("s3", nets[3].state_dict())  # pushes s0 out (pool_size 3); its games go on
+    assert gone not in pool.snapshots
+    acts = pool.act_nets(obs.numpy(), masks.numpy().astype(np.int8), [gone, pool.snapshots[-1]] * 11 + [gone])
+    assert all(masks[i, a] for i, a in enumerate(acts)) and pool._stacks[spec][1].size == 4
     with pytest.raises(ValueError, match="one architecture"):
         StackedNets([nets[0], BalootNet(NetSpec())])
