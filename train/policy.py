@@ -88,6 +88,28 @@ class BalootPolicy(MaskableActorCriticPolicy):
         data["net_spec"] = self._net_spec.to_dict()
         return data
 
+    def forward(
+        self, obs: torch.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Actions sampled from the masked policy, values and the actions' log-probabilities, as
+        sb3-contrib's forward gives them (the same ``torch.multinomial`` draw on the same
+        probabilities), computed on the logits directly: the rollouts call this every step."""
+        features = self.extract_features(obs)
+        assert isinstance(features, torch.Tensor)  # one features extractor, shared (share_features_extractor)
+        h = self.net.features(features)
+        logits = self.net.logits_from_features(h)
+        values = self.value_net(self.net.value_latent(h, features))
+        if action_masks is None:
+            legal = torch.ones_like(logits, dtype=torch.bool)
+        else:
+            legal = torch.as_tensor(action_masks, device=logits.device).reshape(logits.shape).bool()
+        log_p = torch.log_softmax(torch.where(legal, logits, MASKED_LOGIT), dim=-1)
+        if deterministic:
+            actions = log_p.argmax(-1)
+        else:
+            actions = torch.multinomial(log_p.exp(), 1, True).squeeze(-1)
+        return actions, values, log_p.gather(-1, actions.reshape(-1, 1)).squeeze(-1)
+
     def evaluate_actions(
         self, obs: torch.Tensor, actions: torch.Tensor, action_masks: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:

@@ -7,7 +7,7 @@ the stated tolerance (log-probability of the greedy action within 0.1, value wit
 it does run in bf16 (the figures are not exactly fp32's). The update's own masked log-probability
 and entropy (``BalootPolicy.evaluate_actions``, on the logits) equal sb3-contrib's distribution
 path (``MaskableCategorical``) within float rounding, on the champion's positions and on random
-legal masks with sampled actions.
+legal masks with sampled actions; so does the rollouts' lean forward, which draws the same actions.
 """
 
 import numpy as np
@@ -65,6 +65,28 @@ def test_masked_log_probs_and_entropy_equal_sb3_contribs_on_random_masks():
     for a, b in zip(ours, sb3, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
     assert ours[2].min() >= 0 and (ours[2] < torch.log(masks.sum(1).float()) + 1e-5).all()  # at most log(#legal)
+
+
+def test_the_rollouts_forward_samples_as_sb3_contribs_does():
+    """``BalootPolicy.forward`` (the rollouts' lean pass) draws the action sb3-contrib's
+    ``MaskableCategorical`` draws from the same generator state, with its value and
+    log-probability, and never an illegal action."""
+    net, _ = load_net("policies/champion")
+    policy = _policy(net, "fp32")
+    g = torch.Generator().manual_seed(2)
+    obs = (torch.rand(400, net.spec.obs_size, generator=g) < 0.15).float()
+    masks = torch.rand(400, 42, generator=g) < 0.3
+    masks[torch.arange(400), torch.randint(0, 42, (400,), generator=g)] = True
+    with torch.no_grad():
+        torch.manual_seed(7)
+        ours = policy.forward(obs, action_masks=masks.numpy())
+        torch.manual_seed(7)
+        sb3 = super(BalootPolicy, policy).forward(obs, action_masks=masks.numpy())
+        greedy = policy.forward(obs, deterministic=True, action_masks=masks.numpy())[0]
+    assert torch.equal(ours[0], sb3[0]) and masks[torch.arange(400), ours[0]].all()
+    for a, b in zip(ours[1:], sb3[1:], strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)
+    assert torch.equal(greedy, torch.where(masks, net(obs, masks)[0], -1e9).argmax(1))
 
 
 def test_precision_is_a_checked_config_key():
