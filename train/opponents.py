@@ -75,11 +75,14 @@ class AgentOpponent(AgentPlayer):
 
 
 class OpponentPool:
-    """Snapshots (most recent ``pool_size``), champions, and the two rule agents."""
+    """Snapshots (most recent ``pool_size``), champions, and the two rule agents. ``precision``
+    ("fp32" or "bf16", resolved: ``train.hardware``): the number format of the networks' stacked
+    pass, the run's ``ppo.precision``."""
 
-    def __init__(self, cfg: OpponentConfig, spec: NetSpec, seed: int):
+    def __init__(self, cfg: OpponentConfig, spec: NetSpec, seed: int, precision: str = "fp32"):
         self.cfg = cfg
         self.spec = spec
+        self.dtype = torch.bfloat16 if precision == "bf16" else torch.float32  # of the stacked pass (resolved)
         self.rng = np.random.default_rng(seed)
         self.snapshots: deque[NetOpponent] = deque(maxlen=cfg.pool_size)
         self.champions: list[NetOpponent] = []
@@ -108,7 +111,7 @@ class OpponentPool:
         ids = tuple(id(o) for o in nets)
         held = self._stacks.get(spec)
         if held is None or held[0] != ids:
-            held = self._stacks[spec] = (ids, StackedNets([o.net for o in nets]))
+            held = self._stacks[spec] = (ids, StackedNets([o.net for o in nets], self.dtype))
         which = torch.tensor([index[id(o)] for o in members], dtype=torch.long)
         logits = held[1].policy_logits(torch.from_numpy(obs), torch.from_numpy(masks), which)
         probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)

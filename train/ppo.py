@@ -128,7 +128,7 @@ def build_learner(
     device = resolve_device(cfg.device)  # the learner's network; the games and opponents stay on the CPU
     seed = cfg.seed + rank * RANK_SEED_STRIDE
     spec = cfg.net.spec()
-    pool = OpponentPool(cfg.opponents, spec, seed + 1000)
+    pool = OpponentPool(cfg.opponents, spec, seed + 1000, resolve_precision(p.precision, "cpu"))
     venv = SelfPlayVecEnv(
         p.n_envs // p.processes, cfg.env, pool, seed + 2000, cfg.net.privileged_critic, backend=backend
     )

@@ -134,20 +134,22 @@ class StackedNets:
     weights stacked (nets x in x out), each net's rows a block of a padded batch, one
     ``baddbmm`` a layer instead of a forward a net. Self-play's opponent pool asks all its
     snapshots this way (``train.opponents``): their games are a few rows each, where a forward's
-    fixed cost is most of its time. The nets are read when the stack is built (frozen copies)."""
+    fixed cost is most of its time. The nets are read when the stack is built (frozen copies).
+    ``dtype``: the number format of the stacked weights and the matrix work (``torch.bfloat16``
+    where the processor does it in hardware: ``train.hardware``); the logits come out fp32."""
 
-    def __init__(self, nets: list[BalootNet]):
+    def __init__(self, nets: list[BalootNet], dtype: torch.dtype = torch.float32):
         spec = nets[0].spec
         if any(n.spec != spec for n in nets):
             raise ValueError("a stack takes networks of one architecture")
-        self.spec, self.size = spec, len(nets)
+        self.spec, self.size, self.dtype = spec, len(nets), dtype
 
         def stack(layers: list[list[nn.Linear]]) -> list[tuple[torch.Tensor, torch.Tensor]]:
             out = []
             for per_net in zip(*layers, strict=True):
                 w = torch.stack([m.weight.detach().t() for m in per_net])  # nets x in x out
                 b = torch.stack([m.bias.detach() for m in per_net])[:, None, :]  # nets x 1 x out
-                out.append((w.contiguous(), b.contiguous()))
+                out.append((w.to(dtype).contiguous(), b.to(dtype).contiguous()))
             return out
 
         self.trunk = stack([_linears(n.trunk) for n in nets])
@@ -172,8 +174,8 @@ class StackedNets:
         order = torch.argsort(which, stable=True)
         slot = torch.empty_like(which)
         slot[order] = torch.arange(len(which)) - starts[which[order]]  # each row's place in its net's block
-        x = obs.new_zeros(self.size, width, self.spec.obs_size)
-        x[which, slot] = obs[:, : self.spec.obs_size]
+        x = torch.zeros(self.size, width, self.spec.obs_size, dtype=self.dtype)
+        x[which, slot] = obs[:, : self.spec.obs_size].to(self.dtype)
         h = self._mlp(x, self.trunk, last_relu=True)
         logits = torch.cat([self._mlp(h, self.card_head, False), self._mlp(h, self.bid_head, False)], dim=-1)
-        return _masked(logits[which, slot], mask)
+        return _masked(logits[which, slot].float(), mask)

@@ -87,8 +87,13 @@ def test_the_pools_networks_act_in_one_stacked_pass_as_each_would_alone():
     which = torch.tensor([3, 3, 0, 1, 3, 2, 2, 0, 3, 3, 1, 1, 0, 3, 2, 2, 2, 2, 0, 1, 3, 3, 2])
     got = StackedNets(nets).policy_logits(obs, masks, which)
     with torch.inference_mode():
-        want = torch.cat([nets[k].policy_logits(obs[i : i + 1], masks[i : i + 1]) for i, k in enumerate(which.tolist())])
+        want = torch.cat(
+            [nets[k].policy_logits(obs[i : i + 1], masks[i : i + 1]) for i, k in enumerate(which.tolist())]
+        )
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    in_bf16 = StackedNets(nets, torch.bfloat16).policy_logits(obs, masks, which)
+    assert in_bf16.dtype == torch.float32 and not torch.equal(in_bf16, got)  # bf16 matrix work, fp32 logits out
+    torch.testing.assert_close(in_bf16, want, rtol=0.02, atol=0.02)
     only_one = StackedNets(nets).policy_logits(obs[:2], masks[:2], torch.tensor([3, 3]))  # absent nets: empty blocks
     torch.testing.assert_close(only_one, want[:2], rtol=1e-5, atol=1e-5)
 
