@@ -59,7 +59,7 @@ def fit(
     give every process the same rows, and ``batch_loss`` sees this process's share of each
     minibatch (the rows of ``torch.tensor_split(minibatch, processes)[rank]``)."""
     params = list(params)
-    opt = torch.optim.Adam(params, lr=how.learning_rate)
+    opt = torch.optim.Adam(params, lr=how.learning_rate, fused=True)  # one kernel a step for every parameter
     sched = None
     for epoch in range(how.epochs):
         rows = order(epoch)
