@@ -6,7 +6,8 @@ warm start (``train.pretrain.pretrain``, one epoch) for each ``pretrain.precisio
 of workers (which is also the fit's number of processes, ``train.supervised``'s data-parallel
 fit) and reports its fit's seconds, alternating in one process so that the ratios compare.
 
-Run: ``.venv/bin/python benchmarks/pretrain_speed.py [--positions 400000] [--repeats 2] [--fit fp32:1 bf16:1 bf16:2]``.
+Run: ``.venv/bin/python benchmarks/pretrain_speed.py [--positions 400000] [--repeats 2] [--fit fp32:1 bf16:1 bf16:2]
+[--skip-labelling | --skip-fit]``.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def main() -> None:
         help="the fits to time, alternating (pretrain.precision and pretrain.workers)",
     )
     parser.add_argument("--skip-labelling", action="store_true", help="time the fits only")
+    parser.add_argument("--skip-fit", action="store_true", help="time the labelling only")
     args = parser.parse_args()
     try:
         fits = [(v.split(":")[0], int(v.split(":")[1])) for v in args.fit]
@@ -49,7 +51,7 @@ def main() -> None:
             collect_parallel(dataclasses.replace(base, workers=workers), 0, RuleConfig(), 44.0, privileged, True)
             dt = time.perf_counter() - t
             print(f"label, {workers} worker(s): {dt:.1f} s, {args.positions / dt:,.0f} positions/s", flush=True)
-    for _ in range(args.repeats):
+    for _ in range(0 if args.skip_fit else args.repeats):
         for precision, processes in fits:
             torch.manual_seed(0)
             net = BalootNet(cfg.net.spec())

@@ -22,6 +22,7 @@ teacher's card values into soft targets (measured harmful so far, see docs/RESUL
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import random
 import sys
 import threading
@@ -431,6 +432,7 @@ def _fit_helper(
     weights, its share of every minibatch; the weights it ends with are rank 0's."""
     torch.set_num_threads(threads)
     exchange.rank = rank
+    threading.Thread(target=_abort_if_orphaned, args=(os.getppid(), exchange), daemon=True).start()
     try:
         net = BalootNet(NetSpec.from_dict(spec))
         net.load_state_dict(weights)
@@ -440,6 +442,13 @@ def _fit_helper(
     except BaseException:
         exchange.abort()
         raise
+
+
+def _abort_if_orphaned(parent: int, exchange: GradientExchange) -> None:
+    """A helper's watch on rank 0: when it is gone (killed), the helper stops at once."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    exchange.abort()
 
 
 def _abort_if_failed(proc: Any, exchange: GradientExchange) -> None:

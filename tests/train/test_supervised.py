@@ -174,3 +174,20 @@ def test_a_fit_process_that_dies_releases_the_others_at_once():
     with pytest.raises(ExchangeError, match="stopped during a step"):
         exchange.sum(torch.ones(4))
     assert time.perf_counter() - start < 60  # not the exchange's 600 s wait
+
+
+def test_a_fit_helper_whose_parent_is_gone_stops_at_once():
+    import time
+
+    import pytest
+    import torch.multiprocessing as tmp
+
+    from train.exchange import ExchangeError, GradientExchange
+    from train.pretrain import _abort_if_orphaned
+
+    exchange = GradientExchange(2, 4, tmp.get_context("spawn"))
+    start = time.perf_counter()
+    _abort_if_orphaned(-1, exchange)  # a parent id that is not this process's parent: it is gone
+    with pytest.raises(ExchangeError):
+        exchange.sum(torch.ones(4))
+    assert time.perf_counter() - start < 30
