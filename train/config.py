@@ -85,7 +85,7 @@ class PPOConfig:
     ent_coef: float = _f(0.003, "weight of the entropy bonus")
     vf_coef: float = _f(0.5, "weight of the value loss")
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
-    total_steps: int = _f(3_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
+    total_steps: int = _f(4_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
     precision: str = _f(
         "auto",
         "number format of the update's matrix work: 'fp32', 'bf16' (autocast, train.policy.BalootPolicy), "
@@ -131,7 +131,7 @@ class OpponentConfig:
 class EvalConfig:
     """Periodic duplicate evaluation and promotion."""
 
-    every: int = _f(1_250_000, "learner decisions between evaluations (0: only the final one)")
+    every: int = _f(2_000_000, "learner decisions between evaluations (0: only the final one)")
     deal_set: str = _f("dev960", "deal set of the periodic evaluations and promotion tests (a development set)")
     deals: int = _f(192, "deals of deal_set played per periodic evaluation")
     final_deal_set: str = _f("test960", "deal set of the final report")

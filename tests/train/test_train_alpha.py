@@ -33,7 +33,7 @@ RUN = {
 @pytest.mark.parametrize(
     "total, rollout, every, expected",
     [
-        (2_500_000, 4096, 1_250_000, 2),  # configs/default.yaml: tests at 1.25M and 2.5M
+        (4_000_000, 4096, 2_000_000, 2),  # configs/default.yaml: tests at 2M and 4M
         (1_000_000, 4096, 250_000, 4),  # configs/rllib.yaml: tests at 250k, 500k, 750k, 1M
         (4_500_000, 4096, 1_500_000, 3),  # configs/strong.yaml
         (500, 128, 160, 3),  # updates end at 128, 256, ..., 512: due at 160, 320, 480
