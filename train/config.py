@@ -153,7 +153,7 @@ class PretrainConfig:
     value_weight: float = _f(0.5, "weight of the value loss (hand outcomes) beside the imitation loss")
     random_share: float = _f(0.1, "share of moves played at random while collecting")
     teacher: str = _f("heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file)")
-    workers: int = _f(2, "processes labelling positions (a search teacher is slow)")
+    workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them (train.supervised)")
     soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
