@@ -12,8 +12,8 @@ default) the N games are rows of one ``baloot_env.batch.BatchGame`` and this cla
   bundle's ``act_arrays``; self-play's networks, all of one architecture together, through
   ``LockstepGames.array_group``) gets the observation block of its games straight from the
   core, one forward per group; an agent that offers a batched twin (``core_actions`` on
-  ``CoreRows``, defined by its own class) acts through it: ``random`` chooses from the masks with its own generator, exactly as it chooses
-  from a view, and ``heuristic`` runs its numba port on the rows (proven action for action
+  ``CoreRows``, defined by its own class) acts through it: ``random`` chooses from the masks
+  with its own generator, exactly as it chooses from a view, and ``heuristic`` runs its numba port on the rows (proven action for action
   equal to the agent); any other agent gets its ``PlayerView`` built from the engine's
   ``HandState`` rebuilt from the row (``baloot_env.core_table``);
 - hands' ends are booked by the lockstep's own ``_settle`` from the core's results (R11.4,

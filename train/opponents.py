@@ -2,8 +2,8 @@
 
 Each game draws its opponent team when it starts (``train.selfplay``), by the mixing weights of
 the config; a category with no member yet (no champion before the first promotion) drops out and
-the others are renormalised. Opponents act in batches across games (``act_seats``, the vector
-env's player interface, ``baloot_env.lockstep``); the pool's networks of one architecture act
+the others are renormalised. Opponents act in batches across games (the rule agents through
+``act_seats``, the vector env's player interface, ``baloot_env.lockstep``); the pool's networks of one architecture act
 together, all their games in one stacked pass (``OpponentPool.act_nets``,
 ``agents.neural.network.StackedNets``), which the vector env asks for through its
 ``array_group``.
@@ -22,7 +22,7 @@ from agents.base import Agent
 from agents.neural.network import BalootNet, NetSpec, StackedNets
 from agents.neural.policy import sample_masked
 from agents.registry import make_agent
-from baloot_env.players import AgentPlayer, Seat, seat_arrays
+from baloot_env.players import AgentPlayer, Seat
 from train.config import OpponentConfig
 
 __all__ = ["CATEGORIES", "AgentOpponent", "NetOpponent", "OpponentPool", "Seat"]
@@ -41,26 +41,15 @@ def category_weights(weights: Sequence[float], present: Sequence[bool]) -> list[
 
 
 class NetOpponent:
-    """A frozen copy of a network, sampling from its masked policy."""
+    """A frozen copy of a network in the pool. It acts through its pool, with the pool's other
+    networks of its architecture in one stacked pass (``OpponentPool.act_nets``, asked by
+    self-play's vector env through ``array_group``)."""
 
-    def __init__(self, name: str, category: str, spec: NetSpec, state_dict: dict[str, Any], rng: np.random.Generator):
+    def __init__(self, name: str, category: str, spec: NetSpec, state_dict: dict[str, Any]):
         self.name, self.category = name, category
         self.net = BalootNet(spec)
         self.net.load_state_dict(state_dict)
         self.net.eval()
-        self.rng = rng
-
-    def act_seats(self, seats: Sequence[Seat]) -> list[int]:
-        return self.act_arrays(*seat_arrays(seats))
-
-    def act_arrays(self, obs: np.ndarray, masks: np.ndarray) -> list[int]:
-        """A sample from the network's masked policy for each row (the core backend's games
-        ask this on their observation blocks, ``train.selfplay``)."""
-        with torch.inference_mode():
-            logits = self.net.policy_logits(torch.from_numpy(obs), torch.from_numpy(masks))
-            probs = torch.softmax(logits, dim=-1).numpy().astype(np.float64)
-        probs *= masks  # exactly zero on illegal actions
-        return sample_masked(probs, self.rng)
 
 
 class AgentOpponent(AgentPlayer):
@@ -120,11 +109,11 @@ class OpponentPool:
 
     def add_snapshot(self, name: str, state_dict: dict[str, Any]) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}
-        self.snapshots.append(NetOpponent(name, "self", self.spec, sd, self.rng))
+        self.snapshots.append(NetOpponent(name, "self", self.spec, sd))
 
     def add_champion(self, name: str, state_dict: dict[str, Any], spec: NetSpec | None = None) -> None:
         sd = {k: v.detach().clone() for k, v in state_dict.items()}
-        self.champions.append(NetOpponent(name, "champion", spec or self.spec, sd, self.rng))
+        self.champions.append(NetOpponent(name, "champion", spec or self.spec, sd))
 
     def sample(self) -> NetOpponent | AgentOpponent:
         """Draw an opponent team for a new game by the config's weights."""
