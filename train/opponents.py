@@ -33,7 +33,7 @@ CATEGORIES = ("self", "champion", "heuristic", "random")
 def category_weights(weights: Sequence[float], present: Sequence[bool]) -> list[float]:
     """The mixing weights of ``CATEGORIES`` with the empty ones dropped (``present``); when none
     is left (only "self" weighted and no snapshot yet), ``random`` alone. Both backends draw
-    their opponents by these (``OpponentPool.draw``, ``train.rllib.league.LeagueMapping``)."""
+    their opponents by these (``OpponentPool.sample``, in the RLlib backend inside its EnvRunners)."""
     out = [float(w) if here else 0.0 for w, here in zip(weights, present, strict=True)]
     if sum(out) <= 0:
         out[CATEGORIES.index("random")] = 1.0
@@ -135,22 +135,39 @@ class OpponentPool:
         group = members[cat]
         return group[int(self.rng.integers(len(group)))]
 
+    def reseed(self, seed: int) -> None:
+        """Draws and rule agents from ``seed`` again, as a new pool of that seed; members kept."""
+        self.rng = np.random.default_rng(seed)
+        for offset, agent in enumerate(self.rule_agents.values(), start=1):  # heuristic seed+1, random seed+2
+            agent.agent.reset(seed + offset)
+
     # ------------------------------------------------------------------ checkpoints
-    def state(self) -> dict[str, Any]:
+    def members(self) -> dict[str, Any]:
+        """The snapshots and champions (names, specs, weights), without the generators: what
+        another process's pool needs to draw from the same members (``load_members``)."""
         return {
             "snapshots": [(o.name, o.net.state_dict()) for o in self.snapshots],
             "champions": [(o.name, o.net.spec.to_dict(), o.net.state_dict()) for o in self.champions],
-            "rng": self.rng.bit_generator.state,
-            "rule_rngs": {k: a.agent.rng.getstate() for k, a in self.rule_agents.items()},
         }
 
-    def load_state(self, data: dict[str, Any]) -> None:
-        self.rng.bit_generator.state = data["rng"]
+    def load_members(self, data: dict[str, Any]) -> None:
+        """Replace the snapshots and champions by ``members()``'s; the generators are untouched."""
         self.snapshots.clear()
         for name, sd in data["snapshots"]:
             self.add_snapshot(name, sd)
         self.champions = []
         for name, spec, sd in data["champions"]:
             self.add_champion(name, sd, NetSpec.from_dict(spec))
+
+    def state(self) -> dict[str, Any]:
+        return {
+            **self.members(),
+            "rng": self.rng.bit_generator.state,
+            "rule_rngs": {k: a.agent.rng.getstate() for k, a in self.rule_agents.items()},
+        }
+
+    def load_state(self, data: dict[str, Any]) -> None:
+        self.rng.bit_generator.state = data["rng"]
+        self.load_members(data)
         for k, st in data["rule_rngs"].items():
             self.rule_agents[k].agent.rng.setstate(st)

@@ -100,15 +100,17 @@ def test_precision_is_a_checked_config_key():
         config_from_dict({"pretrain": {"precision": "fp16"}})
 
 
-def test_the_rllib_backend_refuses_bf16_rather_than_ignore_it():
+def test_the_rllib_backend_takes_the_precision_and_refuses_processes():
+    pytest.importorskip("ray.rllib")
+    from train.rllib.algorithm import module_spec
     from train.rllib.config import load_rllib_config
 
-    with pytest.raises(ConfigError, match="ppo.precision"):
-        load_rllib_config(None, ["ppo.precision=bf16"])
+    assert module_spec(load_rllib_config(None, ["ppo.precision=bf16"])).model_config["precision"] == "bf16"
+    assert module_spec(load_rllib_config(None, ["ppo.precision=fp32"])).model_config["precision"] == "fp32"
     with pytest.raises(ConfigError, match="ppo.processes"):
         load_rllib_config(None, ["ppo.processes=2"])
-    ppo = load_rllib_config(None).ppo  # left out: the RLlib backend's own, not the main job's auto and two processes
-    assert (ppo.precision, ppo.processes) == ("fp32", 1)
+    ppo = load_rllib_config(None).ppo  # left out: the shared precision, one process (RLlib's runners are its own)
+    assert (ppo.precision, ppo.processes) == ("auto", 1)
 
 
 CPUINFO = "processor\t: 0\nmodel name\t: test\nflags\t\t: fpu sse2 avx2 {extra}\n\nprocessor\t: 1\n"

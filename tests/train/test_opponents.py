@@ -15,12 +15,33 @@ def test_nothing_left_means_random_alone():
     assert category_weights((1.0, 0.0, 0.0, 0.0), (False, False, True, True)) == [0.0, 0.0, 0.0, 1.0]
 
 
-def test_the_rllib_league_draws_by_the_same_rule():
-    league = pytest.importorskip("train.rllib.league")
-    mapping = league.LeagueMapping((1.0, 0.0, 0.0, 0.0), snapshots=0, champions=0, heuristic=True)
-    assert {mapping.draw(str(k))[1] for k in range(50)} == {"random"}
-    mapping = league.LeagueMapping((1.0, 1.0, 0.0, 0.0), snapshots=2, champions=0, heuristic=True)
-    assert {mapping.draw(str(k))[1] for k in range(200)} == {"main_v0", "main_v1"}
+def test_members_travel_without_the_generators():
+    """``members()`` -> ``load_members`` gives another pool the same snapshots and champions (the
+    RLlib backend's EnvRunners get the driver's this way) and leaves that pool's own draws alone;
+    ``reseed`` makes the draws those of a new pool of that seed."""
+    import torch
+
+    from agents.neural.network import BalootNet, NetSpec
+    from train.config import OpponentConfig
+    from train.opponents import OpponentPool
+
+    spec = NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,))
+    cfg = OpponentConfig(self_weight=1.0, champion_weight=1.0, heuristic_weight=0.0, random_weight=0.0)
+    driver = OpponentPool(cfg, spec, seed=1)
+    driver.add_snapshot("step_0", BalootNet(spec).state_dict())
+    champion = BalootNet(spec)
+    driver.add_champion("champion@5", champion.state_dict(), spec)
+    runner, fresh = OpponentPool(cfg, spec, seed=9), OpponentPool(cfg, spec, seed=9)
+    fresh.load_members(driver.members())
+    runner.load_members(driver.members())
+    assert [o.name for o in runner.snapshots] == ["step_0"] and [o.name for o in runner.champions] == ["champion@5"]
+    for k, v in champion.state_dict().items():
+        assert torch.equal(runner.champions[0].net.state_dict()[k], v)
+    assert [fresh.sample().name for _ in range(30)] == [runner.sample().name for _ in range(30)]  # seed 9's draws
+    runner.reseed(1)
+    driver_draws = [driver.sample().name for _ in range(30)]
+    assert [runner.sample().name for _ in range(30)] == driver_draws
+    assert len(set(driver_draws)) == 2  # both categories drawn
 
 
 def test_both_backends_count_an_episode_the_same_way():

@@ -35,12 +35,18 @@ from baloot_env.driver import DealSource, Table  # noqa: E402
 from baloot_env.observation import OBS_SIZE, action_mask, encode  # noqa: E402
 from baloot_env.rewards import Reward  # noqa: E402
 from eval.stats import SequentialDecision, mean_sd  # noqa: E402
-from train.config import ConfigError  # noqa: E402
+from train.config import (  # noqa: E402
+    ConfigError,  # noqa: E402
+    EnvConfig,
+    OpponentConfig,
+)
+from train.rllib.checkpoint import MAIN  # noqa: E402
 from train.rllib.config import RayConfig, load_rllib_config  # noqa: E402
 from train.rllib.env import AGENTS, BalootMultiAgentEnv, seat_of  # noqa: E402
-from train.rllib.league import MAIN, LeagueMapping  # noqa: E402
+from train.rllib.league import LeagueCallbacks, MemberSync  # noqa: E402
 from train.rllib.module import BalootRLModule, net_from_module_state  # noqa: E402
-from train.selfplay import selfplay_stats  # noqa: E402
+from train.rllib.vector_env import SelfPlayVectorEnv  # noqa: E402
+from train.selfplay import SelfPlayVecEnv, episode_counts, selfplay_stats  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [  # a few hundred learner decisions of a small network: the CI run
@@ -100,7 +106,7 @@ def test_env_is_the_driver_game_turn_by_turn():
     """Only the seat to act observes; its observation and mask are the driver's encode/mask; the
     game is the one a Table plays from the same generator; at a hand's end all four seats get
     their team's reward (R1.1), and the episode ends with the driver's."""
-    env = BalootMultiAgentEnv({"seed": 7, "privileged": True, "heuristic": True, "episode": "match"})
+    env = BalootMultiAgentEnv({"seed": 7, "privileged": True, "episode": "match"})
     obs, _ = env.reset(seed=11)
     ref = Table(None, "match", DealSource(np.random.default_rng(11)), Reward())
     ref.reset()
@@ -115,7 +121,6 @@ def test_env_is_the_driver_game_turn_by_turn():
         assert np.array_equal(o["action_mask"], action_mask(ref.hand, seat).astype(np.float32))
         four = [ref.hand.hands[(seat + k) % 4] for k in range(4)]
         assert np.array_equal(o["privileged"], privileged_input([four])[0])
-        assert o["action_mask"][int(o["heuristic_action"][0])] == 1  # the heuristic's choice is legal
         action = int(rng.choice(np.flatnonzero(o["action_mask"])))
         outcome = ref.apply(action)
         obs, rewards, terms, truncs, infos = env.step({agent: action})
@@ -188,30 +193,166 @@ def test_module_is_balootnet_weight_for_weight():
     assert set(net.state_dict()) == {k[4:] for k in module.get_state()}
 
 
-# ---------------------------------------------------------------------------------- the league
-def test_league_seats_partners_and_draws_by_weight():
-    class Ep:
-        def __init__(self, key):
-            self.id_ = key
+# ---------------------------------------------------------------------------------- the self-play games
+SPEC = NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,), privileged_critic=True)
+HEURISTIC_ONLY = OpponentConfig(self_weight=0.0, champion_weight=0.0, heuristic_weight=1.0, random_weight=0.0)
 
-    league = LeagueMapping((0.3, 0.1, 0.5, 0.1), snapshots=2, champions=0)
-    seen = {}
-    for k in range(2000):
-        ep = Ep(f"episode-{k}")
-        mods = [league(a, ep) for a in AGENTS]
-        assert mods[0] == mods[2] and mods[1] == mods[3] and (mods[0] == MAIN) != (mods[1] == MAIN)
-        opp = mods[1] if mods[0] == MAIN else mods[0]
-        seen[opp] = seen.get(opp, 0) + 1
-    assert set(seen) == {"main_v0", "main_v1", "heuristic", "random"}  # no champion yet: it drops out
-    share = (seen["main_v0"] + seen["main_v1"]) / 2000
-    assert abs(share - 0.3 / 0.9) < 0.05 and abs(seen["heuristic"] / 2000 - 0.5 / 0.9) < 0.05
-    assert LeagueMapping((1.0, 0, 0, 0)).draw("x")[1] == "random"  # only "self" weighted, no snapshot yet
-    assert (
-        selfplay_stats(
-            {"episodes": 4, "reward": 2, "episodes_vs_self": 2, "wins_vs_self": 1, "hands": 4, "called": 2, "made": 1}
-        )["win_rate_vs_self"]
-        == 0.5
+
+def _vector_env(n, opponents=HEURISTIC_ONLY, seed=5):
+    return SelfPlayVectorEnv(
+        {
+            "num_envs": n,
+            "env": EnvConfig(),
+            "opponents": opponents,
+            "net": SPEC,
+            "precision": "fp32",
+            "privileged": True,
+            "seed": seed,
+        }
     )
+
+
+def test_vector_env_plays_the_sb3_games_with_gymnasiums_next_step_autoreset():
+    """Game for game, the RLlib vector env's decisions are the SB3 self-play env's (same seed,
+    same choices): the same observations and masks, rewards and episode ends. Where the SB3 env
+    starts the next episode in the same step, the vector env returns the episode's last
+    observation (nothing legal) and, on the next step, ignores the action it is given and returns
+    the new episode's first observation with reward 0, as Gymnasium's NEXT_STEP mode says."""
+    from train.opponents import OpponentPool
+
+    n = 5
+    venv = _vector_env(n)
+    ref = SelfPlayVecEnv(n, EnvConfig(), OpponentPool(HEURISTIC_ONLY, SPEC, 5), 5, privileged=True)
+    assert venv.metadata["autoreset_mode"].value == "NextStep"
+    assert venv.observation_space["observations"].shape == (n, OBS_SIZE)
+    mine, theirs = [[] for _ in range(n)], [[] for _ in range(n)]
+    pick_v = [np.random.default_rng(100 + i) for i in range(n)]
+    pick_r = [np.random.default_rng(100 + i) for i in range(n)]
+
+    obs, _ = venv.reset()
+    owed = np.zeros(n, bool)
+    for _ in range(120):
+        actions = np.full(n, 41)  # what an owed game gets: not even legal, and ignored
+        for i in np.flatnonzero(~owed):
+            legal = np.flatnonzero(obs["action_mask"][i])
+            actions[i] = pick_v[i].choice(legal)
+            mine[i].append(
+                (
+                    "decide",
+                    obs["observations"][i].tobytes(),
+                    obs["privileged"][i].tobytes(),
+                    legal.tobytes(),
+                    int(actions[i]),
+                )
+            )
+        obs, rewards, terms, truncs, _ = venv.step(actions)
+        assert not truncs.any()
+        for i in range(n):
+            if owed[i]:
+                assert rewards[i] == 0 and not terms[i]  # the reset step
+                continue
+            mine[i].append(("reward", float(rewards[i]), bool(terms[i])))
+            if terms[i]:
+                assert not obs["action_mask"][i].any()
+                mine[i].append(("end", obs["observations"][i].tobytes(), obs["privileged"][i].tobytes()))
+        owed = terms
+
+    r_obs = ref.reset()
+    for _ in range(120):
+        masks = ref.action_masks()
+        actions = np.array([pick_r[i].choice(np.flatnonzero(masks[i])) for i in range(n)])
+        for i in range(n):
+            theirs[i].append(
+                (
+                    "decide",
+                    r_obs[i, :OBS_SIZE].tobytes(),
+                    r_obs[i, OBS_SIZE:].tobytes(),
+                    np.flatnonzero(masks[i]).tobytes(),
+                    int(actions[i]),
+                )
+            )
+        r_obs, rewards, dones, infos = ref.step(actions)
+        for i in range(n):
+            theirs[i].append(("reward", float(rewards[i]), bool(dones[i])))
+            if dones[i]:
+                end = infos[i]["terminal_observation"]
+                theirs[i].append(("end", end[:OBS_SIZE].tobytes(), end[OBS_SIZE:].tobytes()))
+    ends = 0
+    for i in range(n):
+        k = len(mine[i])  # the vector env made fewer decisions (its reset steps)
+        assert k > 150 and theirs[i][:k] == mine[i]
+        ends += sum(e[0] == "end" for e in mine[i])
+    assert ends >= 2 * n
+
+
+def test_vector_env_reset_seeds_its_games():
+    a, b, c = _vector_env(3), _vector_env(3), _vector_env(3)
+    first = [env.reset(seed=s)[0]["observations"] for env, s in ((a, 1), (b, 1), (c, 2))]
+    assert np.array_equal(first[0], first[1]) and not np.array_equal(first[0], first[2])
+
+
+class _Runner:
+    """What MemberSync and LeagueCallbacks reach of an EnvRunner: its env."""
+
+    def __init__(self, env):
+        self.env = type("Wrapped", (), {"unwrapped": env})()
+
+
+class _Group:
+    def __init__(self, runners):
+        self.runners = runners
+
+    def foreach_env_runner(self, fn, local_env_runner=True):
+        return [fn(r) for r in self.runners]
+
+
+def test_every_env_runner_gets_the_drivers_members_once_and_plays_them():
+    """The driver's new snapshot reaches every runner's games (their opponents become it); a
+    runner already holding the newest members is not sent them again; a fresh (replaced) runner
+    gets them at the next sync."""
+    from train.opponents import OpponentPool
+
+    only_self = OpponentConfig(self_weight=1.0, champion_weight=0.0, heuristic_weight=0.0, random_weight=0.0)
+    driver = OpponentPool(only_self, SPEC, 0)
+    sync = MemberSync(driver)
+    envs = [_vector_env(4, only_self, seed=s) for s in (1, 2)]
+    loads = []
+    for env in envs:
+        original = env.set_members
+        env.set_members = lambda m, v, original=original, env=env: (loads.append(id(env)), original(m, v))
+    group = _Group([_Runner(e) for e in envs])
+    driver.add_snapshot("step_0", BalootNet(SPEC).state_dict())
+    sync.changed()
+    sync.sync(group)
+    sync.sync(group)
+    assert sorted(loads) == sorted(id(e) for e in envs)  # once each
+    fresh = _vector_env(4, only_self, seed=3)
+    group.runners.append(_Runner(fresh))
+    sync.sync(group)
+    assert [o.name for o in fresh.pool.snapshots] == ["step_0"] and fresh.members_version == sync.version
+    env = envs[0]
+    obs, _ = env.reset()
+    rng = np.random.default_rng(0)
+    while len(env.finished) < 6:
+        acts = [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in obs["action_mask"]]
+        obs, *_ = env.step(np.array(acts))
+    assert {e["opponent"] for e in env.finished} == {"self"}
+
+    # the EnvRunner's callback turns the finished episodes into the selfplay/ sums, once
+    logged = {}
+
+    class Logger:
+        def log_value(self, key, value, reduce):
+            assert reduce == "sum"
+            logged[key[1]] = logged.get(key[1], 0.0) + value
+
+    want = {}
+    for e in env.finished:
+        for key, value in episode_counts(e["opponent"], e["reward"], e["won"], e["hands"]).items():
+            want[key] = want.get(key, 0.0) + value
+    LeagueCallbacks().on_sample_end(env_runner=_Runner(env), metrics_logger=Logger())
+    assert logged == want and logged["episodes_vs_self"] >= 6 and not env.finished
+    assert selfplay_stats(logged)["win_rate_vs_self"] == logged.get("wins_vs_self", 0.0) / logged["episodes"]
 
 
 # ---------------------------------------------------------------------------------- config and CLI
@@ -247,7 +388,7 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
     from eval.__main__ import main as eval_main
     from train.rllib.__main__ import main as rllib_main
     from train.rllib.backend import run_rllib_training
-    from train.rllib.checkpoint import list_checkpoints, read_state
+    from train.rllib.checkpoint import list_checkpoints, read_members, read_state
 
     run_dir = tmp_path / "run"
     with pytest.MonkeyPatch.context() as mp:
@@ -312,8 +453,10 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
     kept = list_checkpoints(run_dir)
     assert 1 <= len(kept) <= 3
     state = read_state(kept[-1])
-    assert state["steps"] == summary["steps"] and state["league"]["snapshots"] == 2  # pool_size 2: slots reused
-    assert state["league"]["champions"] >= 1
+    members = read_members(kept[-1])
+    assert state["steps"] == summary["steps"] and len(members["snapshots"]) == 2  # pool_size 2: the oldest leave
+    at = [int(name.removeprefix("step_")) for name, _ in members["snapshots"]]
+    assert members["champions"] and at == sorted(at) and 0 < at[-1] <= summary["steps"]
     # the SB3 backend's TensorBoard tags
     ea = EventAccumulator(str(run_dir / "tb"))
     ea.Reload()
@@ -335,7 +478,7 @@ def test_short_training_run_gives_bundles_that_evaluate_export_and_promote(tmp_p
 @pytest.mark.slow
 def test_env_runner_killed_mid_training_is_replaced(tmp_path):
     """SIGKILL one of two EnvRunners: training goes on with the other, RLlib starts a new one,
-    and the new one holds the learner's weights of every module (main and the snapshots)."""
+    which holds the learner's weights and, after the driver's next sync, the pool's members."""
     from train.rllib.backend import RLlibTrainer
 
     cfg = load_rllib_config(
@@ -349,7 +492,7 @@ def test_env_runner_killed_mid_training_is_replaced(tmp_path):
         restarts = 0
         for _ in range(15):
             result = t.algo.train()
-            assert result["env_runners"]["num_module_steps_sampled"][MAIN] > 0  # training goes on
+            assert result["env_runners"]["num_env_steps_sampled"] > 0  # training goes on
             restarts = result["fault_tolerance"]["num_remote_worker_restarts"]
             if restarts and t.algo.env_runner_group.num_healthy_remote_workers() == 2:
                 break
@@ -357,13 +500,17 @@ def test_env_runner_killed_mid_training_is_replaced(tmp_path):
         new = t.algo.env_runner_group.foreach_env_runner(lambda er: os.getpid(), local_env_runner=False)
         assert pids[0] not in new and len(new) == 2
         learner = t.algo.learner_group.get_state(components="learner/rl_module")["learner"]["rl_module"]
-        for mid in (MAIN, "main_v0"):
-            want = np.asarray(learner[mid]["net.trunk.0.weight"])
-            got = t.algo.env_runner_group.foreach_env_runner(
-                lambda er, mid=mid: er.module[mid].net.trunk[0].weight.detach().numpy(), local_env_runner=False
-            )
-            for w in got:
-                np.testing.assert_allclose(w, want, rtol=0, atol=1e-6)
+        want = np.asarray(learner[MAIN]["net.trunk.0.weight"])
+        got = t.algo.env_runner_group.foreach_env_runner(
+            lambda er: er.module.net.trunk[0].weight.detach().numpy(), local_env_runner=False
+        )
+        for w in got:
+            np.testing.assert_allclose(w, want, rtol=0, atol=1e-6)
+        t.members.sync(t.algo.env_runner_group)  # what the training loop does before each iteration
+        held = t.algo.env_runner_group.foreach_env_runner(
+            lambda er: [o.name for o in er.env.unwrapped.pool.snapshots], local_env_runner=False
+        )
+        assert held == [[o.name for o in t.pool.snapshots]] * 2 and held[0]
 
 
 @pytest.mark.slow
@@ -432,9 +579,9 @@ def test_bundle_from_a_checkpoint_refuses_foreign_pickles(tmp_path):
     import pickle
 
     from train.checkpoint import CheckpointError
-    from train.rllib.checkpoint import read_main_weights
+    from train.rllib.checkpoint import MAIN_MODULE_PATH, MEMBERS, read_main_weights, read_members
 
-    folder = tmp_path.joinpath("algorithm", "learner_group", "learner", "rl_module", "main")
+    folder = tmp_path.joinpath("algorithm", *MAIN_MODULE_PATH)
     folder.mkdir(parents=True)
     (folder / "metadata.json").write_text(json.dumps({"state_file": "module_state"}))
     (folder / "module_state.pkl").write_bytes(pickle.dumps({"net.x": np.zeros(3, np.float32)}))
@@ -442,3 +589,18 @@ def test_bundle_from_a_checkpoint_refuses_foreign_pickles(tmp_path):
     (folder / "module_state.pkl").write_bytes(pickle.dumps({"net.x": BalootNet}))
     with pytest.raises(CheckpointError, match="refused to load"):
         read_main_weights(tmp_path)
+    # the pool's members: tensors and plain data only
+    torch.save({"snapshots": [("step_0", {"w": torch.zeros(2)})], "champions": []}, tmp_path / MEMBERS)
+    assert read_members(tmp_path)["snapshots"][0][0] == "step_0"
+    torch.save(
+        {"snapshots": [BalootNet(NetSpec(trunk=(4,), head_hidden=2, value_hidden=(2,)))], "champions": []},
+        tmp_path / MEMBERS,
+    )
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        read_members(tmp_path)
+
+
+def test_the_learner_module_is_rllibs_single_agent_module():
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    assert MAIN == DEFAULT_MODULE_ID

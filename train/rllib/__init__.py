@@ -4,12 +4,15 @@ Optional: it needs the ``scale`` extra (``pip install -e ".[scale]"``, ``ray[rll
 modules of this package:
 
 - ``config``: ``RLlibTrainConfig`` (``TrainConfig`` plus the ``rllib:`` section); no Ray needed;
-- ``env``: ``BalootMultiAgentEnv``, the RLlib ``MultiAgentEnv`` over the game driver ``Table``;
-- ``module``: ``BalootRLModule`` (our ``BalootNet`` as an RLModule) and the rule agents' modules;
-- ``league``: the policy mapping (learner vs snapshots, champions, heuristic, random) and the
-  EnvRunner callbacks;
+- ``vector_env``: ``SelfPlayVectorEnv``, the SB3 backend's self-play games on the batched core as
+  a Gymnasium ``VectorEnv``: what each EnvRunner steps;
+- ``env``: ``BalootMultiAgentEnv``, the RLlib ``MultiAgentEnv`` over the game driver ``Table``,
+  for multi-agent work of one's own (the backend does not use it);
+- ``module``: ``BalootRLModule``, our ``BalootNet`` as an RLModule;
+- ``league``: the driver's snapshots and champions kept in every EnvRunner's pool, and the
+  EnvRunner callbacks (torch threads, self-play statistics);
 - ``algorithm``: Ray (a cluster or a private local one) and the RLlib PPO ``Algorithm``;
-- ``checkpoint``: run checkpoints, and a checkpoint's ``main`` module as a policy bundle (no Ray
+- ``checkpoint``: run checkpoints, and a checkpoint's learner module as a policy bundle (no Ray
   needed);
 - ``backend``: the training run (``RLlibTrainer``, ``run_rllib_training``).
 

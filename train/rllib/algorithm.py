@@ -1,10 +1,12 @@
 """How the RLlib backend's config becomes Ray and an RLlib PPO ``Algorithm``.
 
 ``connect_ray`` joins a cluster (``--address``) or starts a private local Ray sized for the
-config; ``build_algorithm`` builds PPO on the new API stack: the env (``train.rllib.env``), a
-module per id the league may name (``train.rllib.module``), the league's policy mapping and
-callbacks (``train.rllib.league``), the EnvRunners and Learners of the ``rllib:`` section, PPO's
-settings from ``ppo:`` (mapped as ``train.rllib.config`` says) and RLlib's EnvRunner restarts.
+config; ``build_algorithm`` builds single-agent PPO on the new API stack: each EnvRunner steps its
+share of the self-play games on the batched core (``train.rllib.vector_env``, a Gymnasium
+``VectorEnv``: the learner's forward pass one batch over the games, the opponents inside the
+games), the learner's module (``train.rllib.module``), the league's callbacks
+(``train.rllib.league``), the EnvRunners and Learners of the ``rllib:`` section, PPO's settings
+from ``ppo:`` (mapped as ``train.rllib.config`` says) and RLlib's EnvRunner restarts.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ import logging
 import math
 from typing import Any
 
+import gymnasium as gym
 import ray
+from gymnasium import spaces
 from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from baloot_env.actions import NUM_ACTIONS
 from eval.ray_runner import start_local_ray
+from train.hardware import resolve_precision
 from train.rllib.config import RLlibTrainConfig
-from train.rllib.env import AGENTS, BalootMultiAgentEnv, observation_space
-from train.rllib.league import MAIN, LeagueCallbacks, LeagueMapping
-from train.rllib.module import BalootRLModule, FrozenBalootRLModule, HeuristicRLModule, RandomRLModule
+from train.rllib.env import observation_space
+from train.rllib.league import LeagueCallbacks
+from train.rllib.module import BalootRLModule
+from train.rllib.vector_env import SelfPlayVectorEnv
 
 
 def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
@@ -43,44 +49,41 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
     return True
 
 
-def module_specs(cfg: RLlibTrainConfig, league: LeagueMapping) -> dict[str, RLModuleSpec]:
-    """The module of every id the league may name (``main``, snapshots, champions, rule agents)."""
-    obs_space = observation_space(cfg.net.privileged_critic, league.heuristic)
-    act_space = BalootMultiAgentEnv({"heuristic": False}).get_action_space(AGENTS[0])
-    net = {"net": cfg.net.spec().to_dict()}
-    specs = {}
-    for mid in league.modules():
-        cls = {MAIN: BalootRLModule, "heuristic": HeuristicRLModule, "random": RandomRLModule}.get(
-            mid, FrozenBalootRLModule
-        )
-        specs[mid] = RLModuleSpec(
-            module_class=cls, observation_space=obs_space, action_space=act_space, model_config=net
-        )
-    return specs
+def module_spec(cfg: RLlibTrainConfig) -> RLModuleSpec:
+    """The learner's module (``BalootRLModule``): the run's network, in the update's number format."""
+    return RLModuleSpec(
+        module_class=BalootRLModule,
+        observation_space=observation_space(cfg.net.privileged_critic),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        model_config={"net": cfg.net.spec().to_dict(), "precision": update_precision(cfg)},
+    )
 
 
-def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
+def update_precision(cfg: RLlibTrainConfig) -> str:
+    """``ppo.precision`` resolved for the Learners' device (a GPU when ``num_gpus_per_learner``)."""
+    return resolve_precision(cfg.ppo.precision, "cuda" if cfg.rllib.num_gpus_per_learner > 0 else "cpu")
+
+
+def build_algorithm(cfg: RLlibTrainConfig) -> Any:
     """RLlib PPO for this config (the mapping of the shared keys is in ``train.rllib.config``)."""
-    r, p, e = cfg.rllib, cfg.ppo, cfg.env
+    r, p = cfg.rllib, cfg.ppo
     env_config = {
-        "episode": e.episode,
-        "reward": e.reward,
-        "reward_scale": e.reward_scale,
-        "match_bonus": e.match_bonus,
-        "rules": e.rules.to_dict(),
+        "env": cfg.env,
+        "opponents": cfg.opponents,
+        "net": cfg.net.spec(),
+        "precision": resolve_precision(p.precision, "cpu"),  # the opponents' stacked pass, on the runners' CPUs
         "privileged": cfg.net.privileged_critic,
-        "heuristic": league.heuristic,
         "seed": cfg.seed + 2000,
     }
-    specs = module_specs(cfg, league)
     learners = max(1, r.num_learners)
     config = (
         PPOConfig()  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
-        .environment(BalootMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .environment(SelfPlayVectorEnv, env_config=env_config, disable_env_checking=True)
         .env_runners(
             num_env_runners=r.num_env_runners,
-            num_envs_per_env_runner=-(-p.n_envs // max(1, r.num_env_runners)),
+            num_envs_per_env_runner=games_per_runner(cfg),
+            gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,  # the env is the vector of games
             num_cpus_per_env_runner=r.num_cpus_per_env_runner,  # type: ignore[arg-type]  # ray takes fractions of a CPU
             rollout_fragment_length="auto",
             sample_timeout_s=r.sample_timeout_s,
@@ -90,10 +93,9 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
             num_cpus_per_learner=r.num_cpus_per_learner if r.num_learners else "auto",
             num_gpus_per_learner=r.num_gpus_per_learner,
         )
-        .multi_agent(policies=set(specs), policy_mapping_fn=league, policies_to_train=[MAIN])  # type: ignore[arg-type]  # a callable object
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .rl_module(rl_module_spec=module_spec(cfg))
         .training(
-            train_batch_size_per_learner=2 * p.n_envs * p.n_steps // learners,
+            train_batch_size_per_learner=games_per_runner(cfg) * max(1, r.num_env_runners) * p.n_steps // learners,
             minibatch_size=p.batch_size,
             num_epochs=p.n_epochs,
             lr=p.learning_rate,
@@ -116,3 +118,8 @@ def build_algorithm(cfg: RLlibTrainConfig, league: LeagueMapping) -> Any:
         .debugging(seed=cfg.seed, log_level="ERROR")
     )
     return config.build_algo()
+
+
+def games_per_runner(cfg: RLlibTrainConfig) -> int:
+    """``ppo.n_envs`` spread over the EnvRunners (rounded up; the driver's own with none)."""
+    return -(-cfg.ppo.n_envs // max(1, cfg.rllib.num_env_runners))

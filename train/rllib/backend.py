@@ -1,10 +1,13 @@
-"""The RLlib backend of ``python -m train``: config -> Ray -> seeding -> modules and league ->
-PPO iterations -> snapshots, evaluations, logs, checkpoints.
+"""The RLlib backend of ``python -m train``: config -> Ray -> seeding -> module and pool -> PPO
+iterations -> snapshots, evaluations, logs, checkpoints.
 
-RLlib's PPO (new API stack) trains the ``main`` module (``train.rllib.module.BalootRLModule``,
-our ``BalootNet``) on games played by the one game driver (``train.rllib.env``, over
-``baloot_env.driver.Table``), with EnvRunners and Learners sized from the ``rllib:`` section, on
-the local machine or on a Ray cluster (``--address``). Around RLlib this module does what the
+RLlib's PPO (new API stack, single-agent) trains one module (``train.rllib.module.BalootRLModule``,
+our ``BalootNet``) on the self-play games of the SB3 backend, run many at once on the batched
+core in every EnvRunner (``train.rllib.vector_env``), with EnvRunners and Learners sized from the
+``rllib:`` section, on the local machine or on a Ray cluster (``--address``). The opponent pool
+is the SB3 backend's (``train.opponents``): the driver holds the run's snapshots and champions
+and every EnvRunner's games draw from the same members (``train.rllib.league``). Around RLlib
+this module does what the
 SB3 backend's trainer does (``train.trainer``), with the same config sections, the same warm
 start (``train.pretrain``), the same promotion rule and evaluations (``train.evaluation``), the
 same policy bundles and TensorBoard tags (``charts/``, ``losses/``, ``selfplay/``, ``pretrain/``,
@@ -12,14 +15,14 @@ same policy bundles and TensorBoard tags (``charts/``, ``losses/``, ``selfplay/`
 ``clip_fraction``).
 
 Fault tolerance: an EnvRunner that dies is replaced by RLlib (``rllib.restart_failed_env_runners``)
-and gets the current weights of every module; a killed driver resumes with ``--resume RUN_DIR``
-from its latest checkpoint (weights, optimizer, counters, league, promotion state). A resumed
+and gets the learner's weights and, before the next sample, the pool's members; a killed driver
+resumes with ``--resume RUN_DIR`` from its latest checkpoint (weights, optimizer, counters, the
+pool's members, promotion state). A resumed
 run is not bit-identical to an unbroken one: RLlib's samplers are not reseeded mid-run.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -34,18 +37,21 @@ from baloot_env.errors import ConfigError
 from baloot_env.rewards import Reward
 from train.config import save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
+from train.opponents import OpponentPool
 from train.pretrain import pretrain
 from train.progress import progress_line
-from train.rllib.algorithm import build_algorithm, connect_ray, module_specs
+from train.rllib.algorithm import build_algorithm, connect_ray, games_per_runner
 from train.rllib.checkpoint import (
+    MAIN,
     checkpoint_to_bundle,
     latest_checkpoint,
+    read_members,
     read_state,
     remove_partial_checkpoints,
     save_checkpoint,
 )
 from train.rllib.config import RLlibTrainConfig, load_rllib_config
-from train.rllib.league import MAIN, LeagueMapping, champion_id, snapshot_id
+from train.rllib.league import MemberSync
 from train.rllib.module import init_like_sb3, net_state
 from train.selfplay import selfplay_stats
 from train.skeleton import RunFrame
@@ -88,20 +94,20 @@ class RLlibTrainer(RunFrame):
         cfg = self.cfg
         # the driver's generators; RLlib seeds each EnvRunner from cfg.seed and its index
         self.seed_everything()
-        o = cfg.opponents
-        weights = (o.self_weight, o.champion_weight, o.heuristic_weight, o.random_weight)
+        # the run's snapshots and champions (the EnvRunners' pools draw from them; its own
+        # generators are never used)
+        self.pool = OpponentPool(cfg.opponents, cfg.net.spec(), cfg.seed)
+        self.members = MemberSync(self.pool)
         state: dict[str, Any] | None = None
         if self.resume:
             ckpt = latest_checkpoint(self.run_dir)  # CheckpointError before anything is touched
             state = read_state(ckpt)
+            self.pool.load_members(read_members(ckpt))
         elif cfg.init_from:
             self._init_weights = self._bundle_weights(cfg.init_from)
         self.prepare_run_dir(remove_partial_checkpoints(self.run_dir))
-        league = state["league"] if state else {"snapshots": 1, "champions": 0, "next_snapshot": 1, "next_champion": 0}
-        self.league = LeagueMapping(weights, league["snapshots"], league["champions"], o.heuristic_weight > 0)
-        self.next_slot = {"self": league["next_snapshot"], "champion": league["next_champion"]}
         self.owns_ray = connect_ray(cfg, self.address)
-        self.algo = build_algorithm(cfg, self.league)
+        self.algo = build_algorithm(cfg)
         self.writer = SummaryWriter(str(self.run_dir / "tb"))
         self.sums: dict[str, float] = {}
         if state is not None:
@@ -111,7 +117,7 @@ class RLlibTrainer(RunFrame):
             self._record_hparams()
             self.next = self.first_schedule(logs=True)
             self._warm_start()
-            self.set_weights(snapshot_id(0), self.net_state())
+            self.add_snapshot()
 
     def _record_hparams(self) -> None:
         """The resolved config, flattened, in TensorBoard's HPARAMS tab with the same metrics as
@@ -126,25 +132,18 @@ class RLlibTrainer(RunFrame):
             writer.file_writer.add_summary(summary)  # type: ignore[attr-defined]  # open once the writer is
 
     # ------------------------------------------------------------------ weights
-    def net_state(self, module_id: str = MAIN) -> dict[str, torch.Tensor]:
-        """A module's ``BalootNet`` weights, from the learner (copies)."""
-        component = f"learner/rl_module/{module_id}"
-        return net_state(self.algo.learner_group.get_state(components=component)["learner"]["rl_module"][module_id])
+    def net_state(self) -> dict[str, torch.Tensor]:
+        """The learner's ``BalootNet`` weights (copies)."""
+        component = f"learner/rl_module/{MAIN}"
+        return net_state(self.algo.learner_group.get_state(components=component)["learner"]["rl_module"][MAIN])
 
-    def set_weights(self, module_id: str, net_state: dict[str, torch.Tensor]) -> None:
-        """Give module ``module_id`` these ``BalootNet`` weights, in the learner and every EnvRunner.
-
-        RLlib's own weight sync skips modules that are not trained, so the EnvRunners get them
-        directly, through the object store (one copy however many runners).
-        """
+    def set_weights(self, net_state: dict[str, torch.Tensor]) -> None:
+        """Give the learner these ``BalootNet`` weights, and every EnvRunner the learner's."""
         state = {f"net.{k}": v.detach().cpu().numpy() for k, v in net_state.items()}
-        self.algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: state}}}})
-        ref = ray.put(state)
-
-        def load(runner: Any, ref: Any = ref, module_id: str = module_id) -> None:
-            runner.module[module_id].set_state(ray.get(ref) if isinstance(ref, ray.ObjectRef) else ref)
-
-        self.algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
+        self.algo.set_state({"learner_group": {"learner": {"rl_module": {MAIN: state}}}})
+        self.algo.env_runner_group.sync_weights(
+            from_worker_or_learner_group=self.algo.learner_group, inference_only=True
+        )
 
     def _bundle_weights(self, path: str) -> dict[str, torch.Tensor]:
         try:
@@ -161,7 +160,7 @@ class RLlibTrainer(RunFrame):
     def _warm_start(self) -> None:
         """``init_from``'s weights, or the behaviour-cloning warm start (``train.pretrain``)."""
         if self.cfg.init_from:
-            self.set_weights(MAIN, self._init_weights)
+            self.set_weights(self._init_weights)
             return
         if self.cfg.pretrain.positions <= 0:
             return
@@ -176,32 +175,17 @@ class RLlibTrainer(RunFrame):
         )
         for k, v in stats.items():
             self._writer().add_scalar(f"pretrain/{k}", v, 0)
-        self.set_weights(MAIN, net.state_dict())
+        self.set_weights(net.state_dict())
 
     # ------------------------------------------------------------------ league
-    def add_to_league(self, category: str, net_state: dict[str, torch.Tensor]) -> str:
-        """A frozen copy joins the league: a new slot while there are fewer than ``pool_size``,
-        else the oldest slot is overwritten. Returns its module id."""
-        slot = self.next_slot[category]
-        self.next_slot[category] = (slot + 1) % self.cfg.opponents.pool_size
-        mid = snapshot_id(slot) if category == "self" else champion_id(slot)
-        filled = self.league.snapshots if category == "self" else self.league.champions
-        if slot >= filled:  # a new module: RLlib adds it everywhere, then the mapping may name it
-            league = (
-                dataclasses.replace(self.league, snapshots=filled + 1)
-                if category == "self"
-                else dataclasses.replace(self.league, champions=filled + 1)
-            )
-            spec = module_specs(self.cfg, league)[mid]
-            self.algo.add_module(
-                module_id=mid,
-                module_spec=spec,
-                new_agent_to_module_mapping_fn=league,
-                new_should_module_be_updated=[MAIN],
-            )
-            self.league = league
-        self.set_weights(mid, net_state)
-        return mid
+    def add_snapshot(self) -> None:
+        self.pool.add_snapshot(f"step_{self.steps}", self.net_state())
+        self.members.changed()
+
+    def add_champion(self, candidate: Path) -> None:
+        net, _ = load_net(candidate)
+        self.pool.add_champion(f"champion@{self.steps}", net.state_dict(), net.spec)
+        self.members.changed()
 
     # ------------------------------------------------------------------ checkpoints
     def checkpoint(self) -> Path:
@@ -210,15 +194,11 @@ class RLlibTrainer(RunFrame):
             "steps": self.steps,
             "schedule": dict(self.next),
             "evals": self.evals,
-            "league": {
-                "snapshots": self.league.snapshots,
-                "champions": self.league.champions,
-                "next_snapshot": self.next_slot["self"],
-                "next_champion": self.next_slot["champion"],
-            },
             "promotion": promotion_state(self.run_dir),
         }
-        return save_checkpoint(self.run_dir, self.steps, self.algo, state, self.cfg.rllib.keep_checkpoints)
+        return save_checkpoint(
+            self.run_dir, self.steps, self.algo, state, self.pool.members(), self.cfg.rllib.keep_checkpoints
+        )
 
     def _restore(self, ckpt: Path, state: dict[str, Any]) -> None:
         self.algo.restore_from_path(str((ckpt / "algorithm").resolve()))
@@ -226,10 +206,7 @@ class RLlibTrainer(RunFrame):
         self.next = dict(state["schedule"])
         self.evals = list(state["evals"])
         restore_promotion_state(self.run_dir, state["promotion"])  # undo what the killed run did after it
-        # every module's weights to every EnvRunner (RLlib's own sync sends the trained one only)
-        for mid in self.league.modules():
-            if mid not in ("heuristic", "random"):
-                self.set_weights(mid, self.net_state(mid))
+        self.set_weights(self.net_state())  # the restored learner's weights to every EnvRunner
         self.log(f"resumed {self.run_dir} at step {self.steps:,} from {ckpt.name}")
 
     def has_checkpoint(self) -> bool:
@@ -242,13 +219,13 @@ class RLlibTrainer(RunFrame):
             r = cfg.rllib
             self.log(
                 f"run {self.run_dir}: {max(0, cfg.ppo.total_steps - self.steps):,} learner decisions to go, "
-                f"{r.num_env_runners} EnvRunners x {-(-cfg.ppo.n_envs // max(1, r.num_env_runners))} games, "
+                f"{r.num_env_runners} EnvRunners x {games_per_runner(cfg)} games, "
                 f"{max(1, r.num_learners)} learner(s), seed {cfg.seed}"
             )
         while self.steps < cfg.ppo.total_steps:
+            self.members.sync(self.algo.env_runner_group)  # new members, or a replaced EnvRunner
             result = self.algo.train()
-            sampled = result.get("env_runners", {}).get("num_module_steps_sampled", {})
-            self._steps += int(sampled.get(MAIN, 0))
+            self._steps += int(result.get("env_runners", {}).get("num_env_steps_sampled", 0))
             for k, v in result.get("env_runners", {}).get("selfplay", {}).items():
                 self.sums[k] = self.sums.get(k, 0.0) + float(v)
             self.last_result = result
@@ -259,13 +236,6 @@ class RLlibTrainer(RunFrame):
 
     def after_training(self) -> dict[str, Any]:
         return {"backend": "rllib"}
-
-    def add_snapshot(self) -> None:
-        self.add_to_league("self", self.net_state())
-
-    def add_champion(self, candidate: Path) -> None:
-        net, _ = load_net(candidate)
-        self.add_to_league("champion", net.state_dict())
 
     def _writer(self) -> SummaryWriter:
         if self.writer is None:

@@ -3,17 +3,18 @@
 A checkpoint of the RLlib backend is a folder ``run_dir/checkpoints/step_<N>`` (N learner
 decisions, 12 digits) holding
 
-- ``algorithm/``: RLlib's own checkpoint (``Algorithm.save_to_path``): every module's weights
-  (``main``, the snapshots and champions), the optimizer, the EnvRunners' connector states and
-  RLlib's counters;
+- ``algorithm/``: RLlib's own checkpoint (``Algorithm.save_to_path``): the learner's module
+  (``MAIN``), the optimizer, the EnvRunners' connector states and RLlib's counters;
+- ``members.pt``: the opponent pool's snapshots and champions (``OpponentPool.members``: names,
+  specs, weights), tensors and plain data read with ``torch.load(weights_only=True)``;
 - ``state.json``: ours: the config, the learner decisions, the schedule (next checkpoint,
-  snapshot, evaluation), the league (filled snapshot and champion slots, the next slot of each),
-  the evaluations so far and the promotion state (``train.evaluation.promotion_state``).
+  snapshot, evaluation), the evaluations so far and the promotion state
+  (``train.evaluation.promotion_state``).
 
 The folder is written under a temporary name and renamed when complete, so a killed write
 leaves no half checkpoint behind; ``latest_checkpoint`` picks the newest complete one.
 
-``checkpoint_to_bundle`` reads the ``main`` module's weights out of a checkpoint without Ray
+``checkpoint_to_bundle`` reads the learner module's weights out of a checkpoint without Ray
 (they are numpy arrays in RLlib's pickle, read by an unpickler that admits numpy arrays and
 nothing else), loads them strictly into ``agents.neural.network.BalootNet`` and writes a policy bundle
 (``agents.neural.bundle.save_bundle``) whose manifest's ``training`` names ``backend: rllib`` and the
@@ -31,18 +32,22 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from agents.neural.bundle import save_bundle
 from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
-from baloot_io.atomic import write_json_atomic
+from baloot_io.atomic import write_bytes_atomic, write_json_atomic
 from train.checkpoint import CheckpointError
 from train.config import CONFIG_KEY, NetConfig
 
 CHECKPOINTS = "checkpoints"
 ALGORITHM = "algorithm"
 STATE = "state.json"
-STATE_FORMAT = "baloot-rllib-checkpoint-1"
-MAIN_MODULE_PATH = ("learner_group", "learner", "rl_module", "main")
+MEMBERS = "members.pt"
+STATE_FORMAT = "baloot-rllib-checkpoint-2"
+MAIN = "default_policy"  # the learner's module: RLlib's single-agent id (ray.rllib.core.DEFAULT_MODULE_ID)
+MAIN_MODULE_PATH = ("learner_group", "learner", "rl_module", MAIN)
 _NAME = re.compile(r"^step_(\d{12})$")
 TMP_PREFIX = ".tmp-"
 
@@ -72,15 +77,20 @@ def latest_checkpoint(run_dir: Path) -> Path:
     return found[-1]
 
 
-def save_checkpoint(run_dir: Path, steps: int, algo: Any, state: dict[str, Any], keep: int) -> Path:
-    """Write ``step_<steps>`` (RLlib's checkpoint, then ``state.json``), rename it into place,
-    and remove all but the newest ``keep`` checkpoints."""
+def save_checkpoint(
+    run_dir: Path, steps: int, algo: Any, state: dict[str, Any], members: dict[str, Any], keep: int
+) -> Path:
+    """Write ``step_<steps>`` (RLlib's checkpoint, the pool's ``members``, then ``state.json``),
+    rename it into place, and remove all but the newest ``keep`` checkpoints."""
     final = checkpoint_dir(run_dir, steps)
     tmp = final.with_name(f"{TMP_PREFIX}{final.name}-{os.getpid()}")
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir(parents=True)
     algo.save_to_path(str((tmp / ALGORITHM).resolve()))
+    buf = io.BytesIO()
+    torch.save(members, buf)
+    write_bytes_atomic(tmp / MEMBERS, buf.getvalue())
     write_json_atomic(tmp / STATE, {"format": STATE_FORMAT, **state})
     if final.exists():  # the same step again (e.g. the last one before the final evaluation)
         shutil.rmtree(final)
@@ -115,6 +125,22 @@ def read_state(checkpoint: Path) -> dict[str, Any]:
     return state
 
 
+def read_members(checkpoint: Path) -> dict[str, Any]:
+    """A checkpoint's pool members (``OpponentPool.members``), read without running code.
+
+    Raises:
+        CheckpointError: missing, unreadable, or not the pool's members.
+    """
+    path = Path(checkpoint) / MEMBERS
+    try:
+        members = torch.load(io.BytesIO(path.read_bytes()), weights_only=True)
+    except (OSError, pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as e:
+        raise CheckpointError(f"{path} cannot be read: {' '.join(str(e).split())[:200]}") from None
+    if not isinstance(members, dict) or set(members) != {"snapshots", "champions"}:
+        raise CheckpointError(f"{path} does not hold an opponent pool's snapshots and champions")
+    return members
+
+
 class _ArraysOnly(pickle.Unpickler):
     """Admits what a module state holds (dicts of numpy arrays) and refuses any other class, so
     that reading weights out of a checkpoint cannot run code."""
@@ -138,11 +164,11 @@ class _ArraysOnly(pickle.Unpickler):
 
 
 def read_main_weights(checkpoint: Path) -> dict[str, Any]:
-    """The ``main`` module's state (``net.*`` numpy arrays) from a checkpoint folder or from its
+    """The learner module's state (``net.*`` numpy arrays) from a checkpoint folder or from its
     ``algorithm/`` folder.
 
     Raises:
-        CheckpointError: no ``main`` module state there, or it is unreadable.
+        CheckpointError: no learner module state there, or it is unreadable.
     """
     root = Path(checkpoint)
     algo = root / ALGORITHM if (root / ALGORITHM).is_dir() else root
@@ -151,20 +177,20 @@ def read_main_weights(checkpoint: Path) -> dict[str, Any]:
         meta = json.loads((folder / "metadata.json").read_text(encoding="utf-8"))
         data = (folder / f"{meta.get('state_file', 'module_state')}.pkl").read_bytes()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{root}: no readable 'main' module state under {folder} ({e})") from None
+        raise CheckpointError(f"{root}: no readable learner module state under {folder} ({e})") from None
     try:
         state = _ArraysOnly(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as e:
-        raise CheckpointError(f"{root}: the 'main' module state cannot be read: {e}") from None
+        raise CheckpointError(f"{root}: the learner module state cannot be read: {e}") from None
     if not isinstance(state, dict):
-        raise CheckpointError(f"{root}: the 'main' module state is not a dict of arrays")
+        raise CheckpointError(f"{root}: the learner module state is not a dict of arrays")
     return state
 
 
 def checkpoint_to_bundle(
     checkpoint: Path, out: Path, *, name: str | None = None, evaluations: list[dict[str, Any]] | None = None
 ) -> Path:
-    """Write the policy bundle of a checkpoint's ``main`` module (module docstring).
+    """Write the policy bundle of a checkpoint's learner module (module docstring).
 
     Args:
         checkpoint: ``run_dir/checkpoints/step_<N>`` (its ``state.json`` gives the config).
@@ -188,7 +214,7 @@ def checkpoint_to_bundle(
         net = net_from_module_state(spec, weights)
     except (RuntimeError, ValueError) as e:  # load_state_dict: missing, unexpected or misshapen tensors
         raise CheckpointError(
-            f"{checkpoint}: the 'main' weights do not fit the architecture {spec.to_dict()}: "
+            f"{checkpoint}: the learner's weights do not fit the architecture {spec.to_dict()}: "
             f"{' '.join(str(e).split())[:300]}"
         ) from None
     steps = int(state["steps"])

@@ -5,15 +5,16 @@ defaults (one source: ``configs/default.yaml``); ``configs/rllib.yaml`` only sta
 How the shared keys map onto RLlib:
 
 - ``ppo.n_envs`` games in all, spread over the EnvRunners (``ceil(n_envs / num_env_runners)``
-  each); a PPO update trains on ``ppo.n_envs * ppo.n_steps`` learner decisions, about half of
-  the ``2 * n_envs * n_steps`` env steps sampled (the opponents make the other half);
-  ``batch_size`` is the minibatch, ``n_epochs`` the passes; ``learning_rate``, ``gamma``,
+  each, all stepped at once on the batched core); a PPO update trains on
+  ``ppo.n_envs * ppo.n_steps`` learner decisions (the opponents' moves happen inside the games);
+  ``batch_size`` is the minibatch, ``n_epochs`` the passes; ``precision`` the update's number
+  format on the Learners (bf16 autocast or fp32, ``train.hardware``); ``learning_rate``, ``gamma``,
   ``gae_lambda``, ``clip_range``, ``ent_coef``, ``vf_coef``, ``max_grad_norm`` are RLlib's ``lr``,
   ``gamma``, ``lambda_``, ``clip_param``, ``entropy_coeff``, ``vf_loss_coeff``, ``grad_clip``;
   RLlib's KL penalty is off (coefficient 0, as in SB3) and its value clipping is not used.
-- ``opponents``: the opponent team of each episode is drawn by these weights from frozen
-  snapshots (``main_v0`` ...), champions (``champion_0`` ...), ``heuristic`` and ``random``
-  (``train.rllib.league``); ``pool_size`` snapshots are kept.
+- ``opponents``: the SB3 backend's pool (``train.opponents``): the opponent team of each game is
+  drawn by these weights from the recent snapshots, the champions, ``heuristic`` and ``random``,
+  inside the EnvRunners' games (``train.rllib.league``).
 - ``eval``, ``pretrain``, ``init_from``, ``checkpoint_every``, ``log_every``, ``seed``,
   ``torch_threads`` (in the driver and in every EnvRunner): as in the SB3 backend.
 
@@ -51,7 +52,9 @@ BACKEND = "rllib"
 class RayConfig:
     """Ray and RLlib: the EnvRunners and Learners, and fault tolerance (``rllib:`` section)."""
 
-    num_env_runners: int = _field(2, "EnvRunner actors sampling games (0: sample in the driver)")
+    num_env_runners: int = _field(
+        0, "EnvRunner actors sampling games (0: sample in the driver, the fastest on 2 cores)"
+    )
     num_cpus_per_env_runner: float = _field(1.0, "CPUs Ray reserves for each EnvRunner")
     num_learners: int = _field(0, "Learner actors (0: one learner in the driver process)")
     num_cpus_per_learner: float = _field(1.0, "CPUs Ray reserves for each Learner actor (num_learners >= 1)")
@@ -95,12 +98,6 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
         f">= rllib.num_env_runners = {r.num_env_runners} (each EnvRunner plays at least one game)",
     )
     _need(
-        cfg.ppo.precision != "bf16",
-        "ppo.precision",
-        cfg.ppo.precision,
-        "'fp32' or 'auto' (fp32 there) with --backend rllib (bf16 is the SB3 backend's)",
-    )
-    _need(
         cfg.ppo.processes == 1,
         "ppo.processes",
         cfg.ppo.processes,
@@ -108,7 +105,7 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
     )
 
 
-RLLIB_PPO = {"precision": "fp32", "processes": 1}  # the RLlib backend's, where a file leaves them out
+RLLIB_PPO = {"processes": 1}  # the RLlib backend's, where a file leaves it out
 
 
 def load_rllib_config(
@@ -117,8 +114,7 @@ def load_rllib_config(
     """Read a YAML config for the RLlib backend, apply ``section.key=value`` overrides, validate.
 
     Keys the file leaves out take ``TrainConfig``'s defaults (``configs/default.yaml``) and
-    ``RayConfig``'s, except ``RLLIB_PPO``'s: the SB3 backend's bf16 update and learner
-    processes are not RLlib's. ``configs/NAME.yaml`` is found in the package when no such file
+    ``RayConfig``'s, except ``RLLIB_PPO``'s: the SB3 backend's learner processes are not RLlib's. ``configs/NAME.yaml`` is found in the package when no such file
     exists here.
 
     Raises:

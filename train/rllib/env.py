@@ -1,5 +1,10 @@
 """Baloot as an RLlib ``MultiAgentEnv``: a thin translation of the game driver ``Table``.
 
+The RLlib way in for multi-agent work: every seat an agent, mapped to whatever modules a
+researcher's policy mapping names, one game a sub-env. The RLlib training backend does not step
+it: its self-play games run many at once on the batched core (``train.rllib.vector_env``),
+which gives the same observation parts, so ``train.rllib.module.BalootRLModule`` reads both.
+
 Spec sheet
 ----------
 Agents: ``player_0`` ... ``player_3`` (seats 0-3, R1.1); teams are seats {0, 2} and {1, 3}.
@@ -11,11 +16,7 @@ Observation of every agent: ``Dict``
   - ``action_mask``: float32[42], 1 for the legal actions (R9);
   - ``privileged`` (only with ``privileged=True``): float32[128], the four current hands
     (me, next, partner, previous; ``agents.neural.network.privileged_input``), for the value head of
-    the privileged critic during training; the policy never reads it;
-  - ``heuristic_action`` (only with ``heuristic=True``): int64[1], what the rule-based
-    ``heuristic`` agent (deterministic) would do from this seat's ``PlayerView``. The ``heuristic`` RLModule
-    (``train.rllib.module``) plays it; it costs about 8 us a decision (measured), which is why
-    every decision carries it rather than the env guessing who sits where.
+    a privileged critic during training; the policy never reads it.
 
 Actions: ``Discrete(42)`` (R9). An illegal action raises ``IllegalActionError`` (the modules
 mask their logits, so it means a bug).
@@ -28,12 +29,11 @@ always gets an entry (0.0 when nothing happened), as RLlib requires.
 Episode end: when the driver says the episode is over (hand episode: the hand; match episode:
 the match), ``terminateds["__all__"]`` is True and every seat that acted gets a last
 observation whose info holds ``episode`` (the hands' results and the score, by absolute team),
-read by the self-play statistics (``train.rllib.league``).
+for a researcher's callbacks.
 
 Arguments (the ``config`` dict RLlib passes): ``episode``, ``reward``, ``reward_scale``,
-``match_bonus``, ``rules`` (``train.config.EnvConfig`` fields), ``privileged``, ``heuristic``
-and ``seed``. The deals come from the env's generator: ``reset(seed=s)`` makes it
-``default_rng(s)`` (and ``default_rng([s, w])`` in EnvRunner ``w`` >= 1, since RLlib gives its
+``match_bonus``, ``rules`` (``train.config.EnvConfig`` fields), ``privileged`` and ``seed``.
+The deals come from the env's generator: ``reset(seed=s)`` makes it ``default_rng(s)`` (and ``default_rng([s, w])`` in EnvRunner ``w`` >= 1, since RLlib gives its
 runners overlapping seeds).
 """
 
@@ -46,17 +46,14 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from agents.neural.network import PRIVILEGED_SIZE, privileged_input
-from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import DealSource, Table
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from baloot_env.view import PlayerView
 
 AGENTS = tuple(f"player_{s}" for s in range(NUM_SEATS))
-ENV_NAME = "baloot_rllib"  # the name registered with ray.tune (train.rllib.backend)
 
 
 def seat_of(agent_id: str) -> int:
@@ -64,16 +61,15 @@ def seat_of(agent_id: str) -> int:
     return int(agent_id.rsplit("_", 1)[1])
 
 
-def observation_space(privileged: bool, heuristic: bool) -> spaces.Dict:
-    """The observation space of every agent (module docstring)."""
+def observation_space(privileged: bool) -> spaces.Dict:
+    """The observation space of every agent (module docstring); the self-play games of the
+    RLlib backend (``train.rllib.vector_env``) give the same parts."""
     parts: dict[str, spaces.Space[Any]] = {
         "observations": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
         "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32),
     }
     if privileged:
         parts["privileged"] = spaces.Box(0.0, 1.0, (PRIVILEGED_SIZE,), np.float32)
-    if heuristic:
-        parts["heuristic_action"] = spaces.Box(0, NUM_ACTIONS - 1, (1,), np.int64)
     return spaces.Dict(parts)
 
 
@@ -88,7 +84,6 @@ class BalootMultiAgentEnv(MultiAgentEnv):
             c.get("reward", "diff"), float(c.get("reward_scale", 44.0)), float(c.get("match_bonus", 1.0))
         )
         self.privileged = bool(c.get("privileged", False))
-        self.heuristic = make_agent("heuristic", int(c.get("seed", 0))) if c.get("heuristic", False) else None
         # RLlib's EnvContext carries the EnvRunner's index (0: the driver's own runner).
         self.worker = int(getattr(config, "worker_index", 0) or 0)
         self.rng = np.random.default_rng(
@@ -96,7 +91,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         )
         self.table = Table(self.rules, c.get("episode", "hand"), DealSource(self.rng), self.reward)
         self.agents = self.possible_agents = list(AGENTS)
-        space = observation_space(self.privileged, self.heuristic is not None)
+        space = observation_space(self.privileged)
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
         self._acted: set[str] = set()
@@ -112,9 +107,6 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         if self.privileged:
             hands = hand.hands
             obs["privileged"] = privileged_input([[hands[(seat + k) % NUM_SEATS] for k in range(NUM_SEATS)]])[0]
-        if self.heuristic is not None:
-            act = self.heuristic.act(PlayerView.from_table(table, seat)) if table.to_act == seat else 0
-            obs["heuristic_action"] = np.array([act], np.int64)
         return obs
 
     # ------------------------------------------------------------------ reset / step

@@ -1,4 +1,4 @@
-"""The RLlib modules: our ``BalootNet`` as an RLModule, and the two rule agents.
+"""The RLlib module: our ``BalootNet`` as an RLModule.
 
 ``BalootRLModule`` holds one ``agents.neural.network.BalootNet`` (``self.net``), the very network the
 SB3 backend trains and the policy bundles hold: shared trunk, card-play head (actions 0-31),
@@ -6,16 +6,9 @@ bidding head (32-41), the legal-action mask applied to the logits (illegal actio
 ``MASKED_LOGIT``, as ``BalootNet.forward``), and the value head, which with
 ``net.privileged_critic`` also reads the four hands (the observation's ``privileged`` part,
 training only). Its weights are ``self.net``'s state dict, key for key, so an RLlib checkpoint
-becomes a policy bundle without any translation (``train.rllib.bundle``).
-
-``FrozenBalootRLModule`` is the same network without the value function: the frozen snapshots
-(``main_v1``, ...) and champions the learner plays against. Without ``ValueFunctionAPI`` RLlib's
-advantage estimation skips their (never trained) data.
-
-``HeuristicRLModule`` plays the action the environment computed with the rule-based
-``heuristic`` agent from the seat's own ``PlayerView`` (``heuristic_action``,
-``train.rllib.env``); ``RandomRLModule`` plays uniformly among the legal actions. Neither is
-ever trained (``policies_to_train=["main"]``).
+becomes a policy bundle without any translation (``train.rllib.checkpoint``). The opponents (frozen
+snapshots, champions, the rule agents) are not RLlib modules: they play inside the EnvRunners'
+games (``train.rllib.vector_env``).
 """
 
 from __future__ import annotations
@@ -26,7 +19,6 @@ import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
@@ -58,96 +50,58 @@ def masked_logits(net: BalootNet, h: torch.Tensor, mask: torch.Tensor) -> torch.
     return torch.where(mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
 
 
-class FrozenBalootRLModule(TorchRLModule):
-    """``BalootNet`` as an RLModule that acts (masked logits) but has no value function.
+class BalootRLModule(TorchRLModule, ValueFunctionAPI):
+    """``BalootNet`` as the learner's RLModule: masked logits and the value head.
 
-    ``model_config``: ``{"net": NetSpec dict}``.
+    ``model_config``: ``{"net": NetSpec dict, "init": "sb3" | "torch", "precision": "fp32" |
+    "bf16"}``; "sb3" (default) gives the SB3 backend's orthogonal initialisation; ``precision``
+    (resolved, ``train.hardware``) is the number format of the update's matrix work, as
+    ``ppo.precision`` in the SB3 backend (the rollouts' forward passes are fp32 either way).
     """
 
     @property
     def settings(self) -> dict[str, Any]:
-        """``model_config`` as the plain dict this module is always given (module docstring)."""
+        """``model_config`` as the plain dict this module is always given (class docstring)."""
         return cast(dict[str, Any], self.model_config)
 
     def setup(self) -> None:
         self.spec = NetSpec.from_dict(self.settings["net"])
         self.net = BalootNet(self.spec)
+        if self.settings.get("init", "sb3") == "sb3":
+            init_like_sb3(self.net)
+
+    def _autocast(self) -> torch.autocast:
+        """bf16 autocast for the update when ``precision`` says so (weights, gradients and the
+        optimizer stay fp32, as in the SB3 backend), else a no-op."""
+        device = next(self.net.parameters()).device.type
+        return torch.autocast(device, dtype=torch.bfloat16, enabled=self.settings.get("precision") == "bf16")
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         h = self.net.features(obs["observations"])
         return {Columns.ACTION_DIST_INPUTS: masked_logits(self.net, h, obs["action_mask"])}
 
-
-class BalootRLModule(FrozenBalootRLModule, ValueFunctionAPI):
-    """The learner's module: ``BalootNet`` with its value head (``ValueFunctionAPI``).
-
-    ``model_config``: ``{"net": NetSpec dict, "init": "sb3" | "torch"}``; "sb3" (default) gives
-    the SB3 backend's orthogonal initialisation.
-    """
-
-    def setup(self) -> None:
-        super().setup()
-        if self.settings.get("init", "sb3") == "sb3":
-            init_like_sb3(self.net)
-
     def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        h = self.net.features(obs["observations"])
-        return {Columns.ACTION_DIST_INPUTS: masked_logits(self.net, h, obs["action_mask"]), Columns.EMBEDDINGS: h}
+        with self._autocast():
+            h = self.net.features(obs["observations"])
+            logits = masked_logits(self.net, h, obs["action_mask"])
+        return {Columns.ACTION_DIST_INPUTS: logits.float(), Columns.EMBEDDINGS: h}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         """The value head on the trunk output (and, with the privileged critic, the four hands)."""
         obs = batch[Columns.OBS]
-        h = embeddings if embeddings is not None else self.net.features(obs["observations"])
-        full = obs["observations"]
-        if self.spec.privileged_critic:
-            full = torch.cat([full, obs["privileged"]], dim=-1)
-        out: torch.Tensor = self.net.value_out(self.net.value_latent(h, full)).squeeze(-1)
-        return out
-
-
-class _RuleModule(RLModule):
-    """A module that picks actions itself (no logits) and is never trained."""
-
-    def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        return self._forward_inference(batch, **kwargs)
-
-    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        raise RuntimeError(
-            f"{type(self).__name__} is a rule agent and is never trained (policies_to_train excludes it)"
-        )
-
-    def compile(self, *args: Any, **kwargs: Any) -> None:  # TorchRLModule's hook, nothing to compile
-        pass
-
-
-class HeuristicRLModule(_RuleModule):
-    """Plays the ``heuristic`` agent's action, computed by the env from the seat's view."""
-
-    def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        actions = np.asarray(batch[Columns.OBS]["heuristic_action"]).reshape(-1).astype(np.int64)
-        return {Columns.ACTIONS: actions}
-
-
-class RandomRLModule(_RuleModule):
-    """Uniform over the legal actions (the ``random`` agent).
-
-    Its generator is drawn from numpy's global one, which RLlib seeds in every EnvRunner from
-    the run's seed and the runner's index (``config.debugging(seed=...)``).
-    """
-
-    def setup(self) -> None:
-        self.rng = np.random.default_rng(np.random.randint(2**31))
-
-    def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        masks = np.asarray(batch[Columns.OBS]["action_mask"]) > 0.5
-        u = self.rng.random(masks.shape) * masks  # the largest of uniform draws on the legal actions
-        return {Columns.ACTIONS: u.argmax(axis=1).astype(np.int64)}
+        with self._autocast():
+            h = embeddings if embeddings is not None else self.net.features(obs["observations"])
+            full = obs["observations"]
+            if self.spec.privileged_critic:
+                full = torch.cat([full, obs["privileged"]], dim=-1)
+            out: torch.Tensor = self.net.value_out(self.net.value_latent(h, full)).squeeze(-1)
+        return out.float()
 
 
 def net_state(module_state: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """``BalootNet`` weights (copies) from a ``BalootRLModule`` / ``FrozenBalootRLModule`` state (``net.*``).
+    """``BalootNet`` weights (copies) from a ``BalootRLModule`` state (``net.*``).
 
     Raises:
         ValueError: the state holds no ``net.`` weights.
