@@ -24,6 +24,7 @@ from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import config_help, load_config
 from train.distill import main as distill_main
+from train.expert import main as expert_main
 from train.rllib import SCALE_HINT, ray_available
 from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
@@ -87,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         return calls_main(argv[1:])
     if argv and argv[0] == "distill":
         return distill_main(argv[1:])
+    if argv and argv[0] == "expert":
+        return expert_main(argv[1:])
     parser = OneLineParser(
         prog="python -m train",
         description="PPO self-play for Baloot.",

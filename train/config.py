@@ -39,6 +39,7 @@ from baloot_io.atomic import write_text_atomic
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
 from train.hardware import DEVICES, PRECISIONS, resolve_device
+from train.labels import TARGETS
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
@@ -183,6 +184,36 @@ class CallsConfig:
 
 
 @dataclass(frozen=True)
+class ExpertConfig:
+    """Expert iteration after the warm start, before PPO (``train.expert``): each round the
+    learner's own games are labelled by a lookahead teacher and fitted, then tested for
+    promotion on ``eval.deal_set``; ``rounds: 0`` is off."""
+
+    rounds: int = _f(0, "rounds of play, label, fit and promotion test (0: no expert iteration)")
+    positions: int = _f(200_000, "positions of the learner's games labelled per round")
+    teacher: str = _f(
+        "search", "the lookahead teacher: an agent spec whose decide() values the cards ('search', a file)"
+    )
+    learner_share: float = _f(
+        1.0, "share of the other moves played by the learner's sampled policy (the rest by the teacher)"
+    )
+    random_share: float = _f(0.03, "share of moves played at random")
+    targets: str = _f(
+        "improve",
+        "'improve': the learner's policy times exp(card value / temperature) (train.labels); "
+        "'teacher': the teacher's card, or softmax(card value / temperature) with temperature > 0",
+    )
+    temperature: float = _f(0.05, "of the targets, in game points of the teacher's card values")
+    epochs: int = _f(8, "passes over each round's positions")
+    batch_size: int = _f(512, "minibatch size")
+    learning_rate: float = _f(3e-4, "Adam step size")
+    value_weight: float = _f(0.5, "weight of the value loss (the learner's hand outcomes)")
+    augment: bool = _f(True, "rename the suits of each position at random (train.augment)")
+    precision: str = _f("auto", "number format of the fit's matrix work (as pretrain.precision)")
+    workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them")
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     """Everything ``python -m train`` needs; one seed drives every random choice."""
 
@@ -202,6 +233,7 @@ class TrainConfig:
     opponents: OpponentConfig = field(default_factory=OpponentConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
     calls: CallsConfig = field(default_factory=CallsConfig)
 
 
@@ -459,6 +491,25 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
         resolve_spec(t.teacher)
     except AgentSpecError as err:
         raise ConfigError(f"pretrain.teacher: {_one_line(err)}") from None
+
+    # --- expert
+    x = cfg.expert
+    _need(x.rounds >= 0, "expert.rounds", x.rounds, ">= 0 (0: no expert iteration)")
+    _need(x.positions >= 1, "expert.positions", x.positions, ">= 1")
+    _number("expert.learner_share", x.learner_share, 0, 1)
+    _number("expert.random_share", x.random_share, 0, 1)
+    _need(x.targets in TARGETS, "expert.targets", x.targets, " or ".join(repr(t) for t in TARGETS))
+    _number("expert.temperature", x.temperature, 0, low_open=x.targets == "improve")
+    _need(x.epochs >= 1, "expert.epochs", x.epochs, ">= 1")
+    _need(x.batch_size >= 1, "expert.batch_size", x.batch_size, ">= 1")
+    _number("expert.learning_rate", x.learning_rate, 0, low_open=True)
+    _number("expert.value_weight", x.value_weight, 0)
+    _need(x.workers >= 1, "expert.workers", x.workers, ">= 1")
+    _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
+    try:
+        resolve_spec(x.teacher)
+    except AgentSpecError as err:
+        raise ConfigError(f"expert.teacher: {_one_line(err)}") from None
 
     # --- calls
     validate_calls(cfg.calls)

@@ -132,10 +132,18 @@ def promotion_alpha_per_test(run_alpha: float, planned: int) -> float:
     return run_alpha / max(planned, 1)
 
 
+def planned_tests(cfg: Any) -> int:
+    """The promotion tests a run makes: one after each expert-iteration round (``expert.rounds``,
+    the SB3 backend) and the PPO schedule's (``planned_evaluations``)."""
+    expert = getattr(cfg, "expert", None)
+    rounds = expert.rounds if expert is not None else 0
+    return rounds + planned_evaluations(cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, cfg.eval.every)
+
+
 def try_promotion(
     candidate: Path,
     run_dir: Path,
-    step: int,
+    stamp: str,
     deal_set: str,
     deals: int,
     seed: int,
@@ -146,11 +154,12 @@ def try_promotion(
     """Run the promotion rule (``eval.promote``) for a checkpoint's bundle at error rate ``alpha``,
     every hand under ``rules`` (the run's).
 
-    The candidate is first copied to ``run_dir/champions/step_<N>`` so that the pointer names a
-    folder that will not change. Returns the history entry (``promoted`` tells the outcome).
+    The candidate is first copied to ``run_dir/champions/<stamp>`` (``step_<N>``, or
+    ``expert_<K>`` for an expert-iteration round) so that the pointer names a folder that will
+    not change. Returns the history entry (``promoted`` tells the outcome).
     """
     pointer = ensure_pointer(run_dir)
-    stable = run_dir / CHAMPIONS / f"step_{step:09d}"
+    stable = run_dir / CHAMPIONS / stamp
     if (pointer.parent / _champion_of(pointer)).resolve() == stable.resolve():
         raise PromotionError(f"{stable} is the run's champion already ({pointer}); it is not tested against itself")
     if stable.exists():
@@ -245,6 +254,7 @@ def evaluate_run(
     scalar: Callable[[str, float], None],
     add_champion: Callable[[Path], None],
     log: Callable[[str], None] | None,
+    expert_round: int | None = None,
 ) -> list[dict[str, Any]]:
     """One evaluation of a training run's current policy (``bundle``), for either backend.
 
@@ -252,7 +262,8 @@ def evaluate_run(
     (with the run's share of ``eval.promotion_alpha``; ``add_champion(candidate)`` when it
     promotes), then duplicates against ``heuristic`` and the champion (not the champion when the
     promotion test already played it, or when it is this very policy) on ``deal_set`` (default
-    the promotion set). Each result is stamped with ``steps`` and recorded through ``scalar``
+    the promotion set). Each result is stamped with ``steps`` (and ``expert_round``, the round of
+    expert iteration it follows, when given) and recorded through ``scalar``
     under ``eval/dev``, ``eval/test`` or ``eval/dev_final`` (``eval_section``);
     ``log`` (None: quiet) gets a line per result.
 
@@ -264,8 +275,13 @@ def evaluate_run(
     champion_spec = run_champion_spec(run_dir)
     results: list[dict[str, Any]] = []
 
+    where = f"{steps:,}" if expert_round is None else f"expert round {expert_round}"
+    stamp = f"step_{steps:09d}" if expert_round is None else f"expert_{expert_round:03d}"
+
     def record(res: dict[str, Any], opp: str, ds: str) -> None:
         res["step"] = steps
+        if expert_round is not None:
+            res["expert_round"] = expert_round
         results.append(res)
         tag = "heuristic" if opp == "heuristic" else "champion"
         section = eval_section(ds, final)
@@ -273,16 +289,16 @@ def evaluate_run(
         scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
         if log is not None:
             log(
-                f"eval at {steps:,}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                f"eval at {where}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
                 f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal"
             )
 
     promoting = e.promote and not final
     if promoting:  # the promotion match is also the evaluation against the champion
         # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
-        planned = planned_evaluations(cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, e.every)
+        planned = planned_tests(cfg)
         alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
-        entry = try_promotion(bundle, run_dir, steps, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
+        entry = try_promotion(bundle, run_dir, stamp, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
         rules = {"rules": cfg.env.rules.changes()} if cfg.env.rules.changes() else {}
         record(
             {k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
@@ -296,7 +312,7 @@ def evaluate_run(
             add_champion(Path(entry["candidate"]))
         if log is not None:
             verdict = "promoted to champion" if entry["promoted"] else "not promoted"
-            log(f"promotion at {steps:,}: {verdict} (champion was {Path(champion_spec).name})")
+            log(f"promotion at {where}: {verdict} (champion was {Path(champion_spec).name})")
     for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
         if promoting and opp == champion_spec:
             continue

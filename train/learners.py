@@ -75,6 +75,10 @@ class Helpers:
     def champion(self, name: str, bundle: str) -> None:
         self.pending.append(("champion", name, bundle))
 
+    def set_weights(self, weights: dict[str, Any]) -> None:
+        """The helpers' networks take rank 0's ``weights`` (changed outside PPO: an expert round)."""
+        self._all({"events": self._events(), "weights": weights}, reply=True)
+
     def go(self, learn: tuple[int, bool] | None = None) -> None:
         """Send what changed, then let the helpers collect and update again (``learn``: at the
         start, the decisions each plays and whether the step count starts at 0)."""
@@ -201,6 +205,9 @@ class Helper:
                 else:
                     net, _ = load_net(event[2])
                     self.pool.add_champion(event[1], net.state_dict(), net.spec)
+            if "weights" in msg:
+                self.model.policy.load_state_dict(msg["weights"])
+                send(self.conn, {"weights": True})
             if msg.get("state"):
                 send(self.conn, learner_state(self.model, self.pool, self.venv))
             if msg.get("go"):

@@ -23,51 +23,48 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import random
 import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 import torch.multiprocessing as tmp
 from torch.nn import functional as F
 
-from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
-from agents.registry import make_agent
+from agents.neural.network import BalootNet, NetSpec, privileged_input
 from agents.rule_based.batch_heuristic import act as heuristic_act
-from baloot_env.actions import NUM_ACTIONS
 from baloot_env.batch import BatchGame
 from baloot_env.batch.state import HANDS
-from baloot_env.driver import DealSource, Table
-from baloot_env.loop import play_hands
-from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from baloot_env.view import PlayerView
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.hardware import device_of, resolve_precision
+from train.labels import label, labelled_arrays
 from train.supervised import Fit, fit
 
 
-def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
-    """Room for ``n`` labelled positions: observations (with the privileged part when
-    ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
-    ``shared`` in shared memory for workers that write every row (``collect_parallel``)."""
-    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
-    layout: list[tuple[tuple[int, ...], torch.dtype]] = [
-        ((n, width), torch.float32),
-        ((n, NUM_ACTIONS), torch.int8),
-        ((n, NUM_ACTIONS), torch.float32),
-        ((n,), torch.float32),
-    ]
-    if shared:  # untouched pages cost nothing before they move to shared memory
-        return tuple(torch.empty(shape, dtype=dt).share_memory_() for shape, dt in layout)  # type: ignore[no-untyped-call]
-    return tuple(torch.zeros(shape, dtype=dt) for shape, dt in layout)
+class FitRecipe(Protocol):
+    """What ``fit_positions`` reads of a config: ``PretrainConfig`` and ``ExpertConfig`` both say it."""
+
+    @property
+    def epochs(self) -> int: ...
+    @property
+    def batch_size(self) -> int: ...
+    @property
+    def learning_rate(self) -> float: ...
+    @property
+    def value_weight(self) -> float: ...
+    @property
+    def augment(self) -> bool: ...
+    @property
+    def precision(self) -> str: ...
+    @property
+    def workers(self) -> int: ...
 
 
 def collect(
@@ -80,7 +77,8 @@ def collect(
     teacher_spec: str = "heuristic",
     soft_temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` positions (obs, mask, target, value target) from the teacher's self-play.
+    """``n`` positions (obs, mask, target, value target) from the teacher's self-play
+    (``train.labels.label`` with the teacher playing).
 
     The target is a distribution over the 42 actions: one-hot on the teacher's choice, or, with
     ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``decide``),
@@ -91,50 +89,8 @@ def collect(
     """
     if not isinstance(reward, Reward):
         reward = Reward("diff", reward)
-    rng = random.Random(seed)
-    teacher = make_agent(teacher_spec, seed)
-    decide = getattr(teacher, "decide", None) if soft_temperature > 0 else None
-    obs, masks, targets, values = (a.numpy() for a in labelled_arrays(n, privileged))
-    table = Table(rules, "hand", DealSource(rng), reward)  # hand episodes, deals from the seed
-    k = start = 0
-    teams: list[int] = []  # the team of each position of the hand being played
-
-    def new_hand() -> Callable[[PlayerView], int]:
-        nonlocal start
-        start = k
-        teams.clear()
-        return choose
-
-    def choose(view: PlayerView) -> int:
-        nonlocal k
-        seat = view.seat
-        scores = None
-        if decide is not None:
-            label, scores = decide(view)
-        else:
-            label = teacher.act(view)
-        if k < n:
-            o = view.observation()
-            if privileged:
-                hands = table.current_hand.hands  # the critic's privileged input (training only)
-                o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
-            obs[k], masks[k] = o, view.action_mask()
-            if scores:
-                cards = list(scores)
-                z = np.array([scores[c] for c in cards]) / soft_temperature
-                p = np.exp(z - z.max())
-                targets[k, cards] = p / p.sum()
-            else:
-                targets[k, label] = 1.0
-            teams.append(seat % 2)
-            k += 1
-        return int(rng.choice(view.legal_actions)) if rng.random() < random_share else label
-
-    for turn in play_hands(table, new_hand, lambda: k >= n):
-        if turn.outcome.hand_result is not None:  # the hand's end: its reward is every position's value
-            for j, team in enumerate(teams):
-                values[start + j] = turn.outcome.rewards[team]
-    return obs, masks, targets, values
+    labels = label(n, seed, rules, reward, privileged, teacher_spec, None, random_share=random_share)
+    return labels.obs, labels.masks, labels.targets(soft_temperature), labels.values
 
 
 def collect_core(
@@ -187,10 +143,10 @@ def collect_core(
         res = game.step(moves)
         for g in np.flatnonzero(res.hand_done).tolist():
             team0 = float(res.reward[g])
-            for ob, mk, label, team in pending[g]:
+            for ob, mk, action, team in pending[g]:
                 if k < n:
                     obs[k], masks[k] = ob, mk
-                    targets[k, label] = 1.0
+                    targets[k, action] = 1.0
                     values[k] = team0 if team == 0 else -team0
                     k += 1
             pending[g] = []
@@ -324,36 +280,7 @@ def pretrain(
             )
 
     processes = fit_processes(cfg, net)
-    if processes > 1:
-        context = tmp.get_context("spawn")
-        exchange = GradientExchange(
-            processes, sum(p.numel() for p in net.parameters()), context, "the warm start's fit"
-        )
-        helpers = [
-            context.Process(
-                target=_fit_helper,
-                args=(net.spec.to_dict(), net.state_dict(), data, cfg, seed, exchange, rank, torch.get_num_threads()),
-                name=f"baloot-fit-{rank}",
-                daemon=True,
-            )
-            for rank in range(1, processes)
-        ]
-        for proc in helpers:
-            proc.start()
-            threading.Thread(target=_abort_if_failed, args=(proc, exchange), daemon=True).start()
-        try:
-            fit_positions(net, data, cfg, seed, after_epoch, exchange)
-        except BaseException:
-            exchange.abort()  # the helpers stop at their next exchange
-            for proc in helpers:
-                proc.join(10)
-                if proc.is_alive():
-                    proc.terminate()
-            raise
-        for proc in helpers:
-            proc.join(WAIT_SECONDS)
-    else:
-        fit_positions(net, data, cfg, seed, after_epoch)
+    fit_labelled(net, data, cfg, seed, after_epoch, processes)
     stats["positions"] = len(data[0])
     stats["fit_processes"] = processes
     stats["seconds"] = time.perf_counter() - t0
@@ -361,16 +288,59 @@ def pretrain(
     return stats
 
 
-def fit_processes(cfg: PretrainConfig, net: BalootNet) -> int:
-    """How many processes fit the warm start: ``cfg.workers`` on the CPU (each a core, as the
+def fit_processes(cfg: FitRecipe, net: BalootNet) -> int:
+    """How many processes fit the positions: ``cfg.workers`` on the CPU (each a core, as the
     labelling), one on a GPU (one device does the matrix work)."""
     return max(1, cfg.workers) if device_of(net).type == "cpu" else 1
+
+
+def fit_labelled(
+    net: BalootNet,
+    data: tuple[torch.Tensor, ...],
+    cfg: FitRecipe,
+    seed: int,
+    after_epoch: Callable[[int, dict[str, float]], None],
+    processes: int,
+) -> None:
+    """``fit_positions`` in ``processes`` processes (data-parallel, ``train.supervised``): this one
+    and ``processes - 1`` helpers started from ``net``'s weights, reading ``data`` in place (shared
+    memory when ``labelled`` made it so); a helper that fails stops the others at once."""
+    if processes <= 1:
+        fit_positions(net, data, cfg, seed, after_epoch)
+        return
+    context = tmp.get_context("spawn")
+    exchange = GradientExchange(
+        processes, sum(p.numel() for p in net.parameters()), context, "the fit of labelled positions"
+    )
+    helpers = [
+        context.Process(
+            target=_fit_helper,
+            args=(net.spec.to_dict(), net.state_dict(), data, cfg, seed, exchange, rank, torch.get_num_threads()),
+            name=f"baloot-fit-{rank}",
+            daemon=True,
+        )
+        for rank in range(1, processes)
+    ]
+    for proc in helpers:
+        proc.start()
+        threading.Thread(target=_abort_if_failed, args=(proc, exchange), daemon=True).start()
+    try:
+        fit_positions(net, data, cfg, seed, after_epoch, exchange)
+    except BaseException:
+        exchange.abort()  # the helpers stop at their next exchange
+        for proc in helpers:
+            proc.join(10)
+            if proc.is_alive():
+                proc.terminate()
+        raise
+    for proc in helpers:
+        proc.join(WAIT_SECONDS)
 
 
 def fit_positions(
     net: BalootNet,
     data: tuple[torch.Tensor, ...],
-    cfg: PretrainConfig,
+    cfg: FitRecipe,
     seed: int,
     after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, means: None,
     exchange: GradientExchange | None = None,
@@ -422,7 +392,7 @@ def _fit_helper(
     spec: dict[str, Any],
     weights: dict[str, torch.Tensor],
     data: tuple[torch.Tensor, ...],
-    cfg: PretrainConfig,
+    cfg: FitRecipe,
     seed: int,
     exchange: GradientExchange,
     rank: int,

@@ -175,10 +175,13 @@ class RunFrame(ABC):
                 actions[key]()
                 self.next[key] = at + every[key]
 
-    def evaluate(self, deals: int, final: bool = False, deal_set: str | None = None) -> list[dict[str, Any]]:
+    def evaluate(
+        self, deals: int, final: bool = False, deal_set: str | None = None, expert_round: int | None = None
+    ) -> list[dict[str, Any]]:
         """Duplicate evaluation of the current policy against ``heuristic`` and the champion; then,
         unless this is the final evaluation, the promotion rule (``train.evaluation.evaluate_run``):
-        a promoted policy also joins the opponents as a champion."""
+        a promoted policy also joins the opponents as a champion. ``expert_round``: the
+        evaluation after that round of expert iteration (its stamp)."""
         results = evaluate_run(
             self.cfg,
             self.run_dir,
@@ -190,18 +193,25 @@ class RunFrame(ABC):
             scalar=self.scalar,
             add_champion=self.add_champion,
             log=None if self.quiet else self.log,
+            expert_round=expert_round,
         )
         self.evals += results
         self.flush()
         return results
 
     # ------------------------------------------------------------------ run and finish
+    def expert_rounds(self) -> None:
+        """Expert iteration before PPO (``expert.rounds``); none by default (the SB3 backend has it)."""
+        return None
+
     def run(self) -> dict[str, Any]:
-        """PPO to ``ppo.total_steps`` from wherever the run stands; a checkpoint before (right
-        after the warm start: a kill never costs it again) and after."""
-        self.start_time = time.perf_counter()  # throughput counts PPO only, not the warm start
+        """Expert iteration's rounds, then PPO to ``ppo.total_steps``, from wherever the run
+        stands; a checkpoint before (right after the warm start: a kill never costs it again),
+        after each round and after PPO."""
         if not self.has_checkpoint():
             self.checkpoint()
+        self.expert_rounds()
+        self.start_time = time.perf_counter()  # throughput counts PPO only, not the warm start
         self.train()
         self.checkpoint()
         return {
@@ -255,6 +265,10 @@ def format_summary(s: dict[str, Any]) -> str:
         f"Training run {s['run_dir']}",
         f"  learner decisions : {s['steps']:,} in {s['seconds']:.0f} s ({s['decisions_per_s']:,.0f}/s this session)",
     ]
+    rounds = s.get("expert") or []
+    if rounds:
+        labelled = sum(r["positions"] for r in rounds)
+        lines.append(f"  expert iteration  : {len(rounds)} round(s), {labelled:,} positions labelled in all")
     sp = s["selfplay"]
     wins = ", ".join(f"{k[12:]} {v:.0%}" for k, v in sp.items() if k.startswith("win_rate_vs_"))
     if wins:

@@ -29,6 +29,7 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
+from train.expert import EXPERT_SEED_OFFSET, expert_round
 from train.hardware import device_of, hardware_words
 from train.learners import Helpers, start_helpers
 from train.ppo import build_learner, learner_state, restore_learner
@@ -93,6 +94,8 @@ class Trainer(RunFrame):
     def start(self) -> None:
         cfg, resume = self.cfg, self.resume
         self.helpers: Helpers | None = None  # the other learner processes (ppo.processes > 1)
+        self.expert_done = 0  # rounds of expert iteration finished (train.expert)
+        self.expert_stats: list[dict[str, Any]] = []
         helper_states: list[dict[str, Any]] | None = None
         self.seed_everything()  # one visible block: every random choice flows from cfg.seed
 
@@ -147,6 +150,35 @@ class Trainer(RunFrame):
             self.model.logger.record(f"pretrain/{k}", v)
         self.pretrain_stats = stats
 
+    def expert_rounds(self) -> None:
+        """Expert iteration (``expert.rounds``, ``train.expert``) from the round the run stands at:
+        each round plays, labels and fits, then the evaluation with its promotion test on
+        ``eval.deal_set``, the new weights sent to the other learner processes, and a checkpoint."""
+        x, e = self.cfg.expert, self.cfg.env
+        reward = Reward(e.reward, e.reward_scale, e.match_bonus)
+        while self.expert_done < x.rounds:
+            k = self.expert_done + 1
+            if not self.quiet:
+                self.log(
+                    f"expert round {k}/{x.rounds}: {x.positions:,} positions of the network's games labelled by "
+                    f"{x.teacher}, {hardware_words(self.cfg.device, x.precision)}"
+                )
+            device = device_of(self.net)
+            self.net.cpu()  # the round's games are played on the CPU; the fit goes back to the device
+            try:
+                seed = self.cfg.seed + EXPERT_SEED_OFFSET * k
+                stats = expert_round(self.net, x, seed, e.rules, reward, quiet=self.quiet, device=device)
+            finally:
+                self.net.to(device)
+            for key, value in stats.items():
+                self.model.logger.record(f"expert/{key}", value)
+            self.expert_stats.append({"round": k, **stats})
+            self.expert_done = k
+            self.evaluate(self.cfg.eval.deals, expert_round=k)
+            if self.helpers is not None:
+                self.helpers.set_weights(self.model.policy.state_dict())
+            self.checkpoint()
+
     def _init_from(self, path: str) -> None:
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
 
@@ -190,6 +222,7 @@ class Trainer(RunFrame):
             "processes": self.cfg.ppo.processes,
             "helpers": [] if self.helpers is None else self.helpers.states(),
             "schedule": dict(self.next),
+            "expert": {"rounds": self.expert_done, "stats": _plain(self.expert_stats)},
             "evals": _plain(self.evals),
             "promotion": promotion_state(self.run_dir),
         }
@@ -213,6 +246,8 @@ class Trainer(RunFrame):
             restore_learner(m, self.pool, self.venv, data)
             helpers = list(data.get("helpers", []))
             self.next = {key: data["schedule"][key] for key in ("checkpoint", "snapshot", "eval")}
+            self.expert_done = int(data["expert"]["rounds"])
+            self.expert_stats = list(data["expert"]["stats"])
             self.evals = list(data["evals"])
             promotion = data["promotion"]
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as e:
@@ -275,7 +310,7 @@ class Trainer(RunFrame):
         return save_bundle(
             path,
             self.net,
-            name=f"{self.run_dir.name}@{self.steps}",
+            name=f"{self.run_dir.name}@{f'expert{self.expert_done}+' if self.expert_done else ''}{self.steps}",
             rules=self.cfg.env.rules,
             training=to_dict(self.cfg),
             evaluations=evaluations,
@@ -304,18 +339,19 @@ class Trainer(RunFrame):
         self.model.logger.dump(self.steps)
 
     def after_training(self) -> dict[str, Any]:
-        """The call step (``calls.positions`` > 0): searched calls teach the bid head
+        """The figures of the expert rounds (``expert``), and the call step (``calls.positions`` > 0): searched calls teach the bid head
         (``train.call_iteration``)."""
         cfg = self.cfg
+        expert = {"expert": self.expert_stats} if self.expert_stats else {}
         if cfg.calls.positions <= 0:
-            return {"calls": None}
+            return {"calls": None, **expert}
         device = device_of(self.net)
         self.net.cpu()  # the call step plays games with the network: a CPU step (train.hardware)
         try:
             fit = improve_calls(self.net, cfg.env.rules, cfg.calls, cfg.seed, self.quiet)
         finally:
             self.net.to(device)
-        return {"calls": fit}
+        return {"calls": fit, **expert}
 
 
 def flat_hparams(config: dict[str, Any], prefix: str = "") -> dict[str, bool | int | float | str]:

@@ -103,6 +103,12 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
         cfg.ppo.processes,
         "1 with --backend rllib (its EnvRunners and learners are rllib.num_env_runners and Ray's)",
     )
+    _need(
+        cfg.expert.rounds == 0,
+        "expert.rounds",
+        cfg.expert.rounds,
+        "0 with --backend rllib (expert iteration runs on the SB3 backend)",
+    )
 
 
 RLLIB_PPO = {"processes": 1}  # the RLlib backend's, where a file leaves it out

@@ -1,0 +1,184 @@
+"""Expert iteration (``train.expert``): the learner's positions, the teacher's labels, the targets,
+and the rounds inside a training run (promotion stamps, checkpoints, resume)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from agents.neural.network import BalootNet, NetSpec
+from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from train.config import ConfigError, config_from_dict
+from train.labels import Labels, label
+
+REWARD = Reward("diff", 44.0)
+SEARCH4 = "tests/train/search4.json"  # the search teacher with 4 worlds: fast
+
+
+def _player(seed: int = 0, privileged: bool = False):
+    torch.manual_seed(seed)
+    net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), privileged_critic=privileged))
+    return net.spec.to_dict(), net.state_dict()
+
+
+def test_the_positions_are_the_learners_and_only_the_labels_are_the_teachers():
+    """With learner_share 1 the games (and so the observations) do not depend on the teacher;
+    the labels do. With learner_share 0 the teacher plays: its own games."""
+    player = _player()
+    a = label(120, 5, RuleConfig(), REWARD, False, "heuristic", player, learner_share=1.0)
+    b = label(120, 5, RuleConfig(), REWARD, False, "random", player, learner_share=1.0)
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.values, b.values)
+    assert not np.array_equal(a.actions, b.actions)
+    teacher_games = label(120, 5, RuleConfig(), REWARD, False, "heuristic", player, learner_share=0.0)
+    alone = label(120, 5, RuleConfig(), REWARD, False, "heuristic", None)
+    assert np.array_equal(teacher_games.obs, alone.obs)
+    assert not np.array_equal(teacher_games.obs, a.obs)
+    legal = a.masks[np.arange(len(a)), a.actions] == 1
+    assert legal.all()  # every label is a legal action of its position
+    assert np.allclose(a.policy.sum(1), 1) and (a.policy[a.masks == 0] == 0).all()  # the learner's policy
+    assert not alone.policy.any()  # no learner, no policy
+
+
+def test_search_values_every_legal_card_of_a_searched_choice_and_the_value_is_the_hands_outcome():
+    labels = label(96, 2, RuleConfig(), REWARD, True, SEARCH4, _player(privileged=True))
+    valued = ~np.isnan(labels.card_values)
+    rows = valued.any(axis=1)
+    assert rows.sum() > 10
+    assert np.array_equal(valued[rows], labels.masks[rows] == 1)  # exactly the legal cards are valued
+    best = np.nanmax(labels.card_values[rows], axis=1)  # and the teacher plays a best one
+    assert np.allclose(labels.card_values[rows][np.arange(rows.sum()), labels.actions[rows]], best)
+    assert labels.obs.shape[1] > OBS_SIZE  # the privileged part for the critic
+
+
+def test_targets_are_one_hot_or_the_softmax_of_the_card_values():
+    nan = np.nan
+    values = np.full((3, 42), nan, dtype=np.float32)
+    values[0, [3, 7]] = [1.0, 0.0]  # a searched choice between two cards
+    values[2, [1, 2, 4]] = [0.5, 0.5, -0.5]  # two tied cards
+    labels = Labels(
+        obs=np.zeros((3, 4), np.float32),
+        masks=np.ones((3, 42), np.int8),
+        actions=np.array([3, 35, 1]),
+        card_values=values,
+        values=np.zeros(3, np.float32),
+        policy=np.zeros((3, 42), np.float32),
+    )
+    hard = labels.targets(0.0)
+    assert np.array_equal(hard.argmax(1), [3, 35, 1]) and np.allclose(hard.sum(1), 1)
+    soft = labels.targets(0.5)
+    e = np.exp(2.0)
+    assert soft[0, 3] == pytest.approx(e / (e + 1)) and soft[0, 7] == pytest.approx(1 / (e + 1))
+    assert soft[1, 35] == 1.0  # a bid: the teacher's call
+    assert soft[2, 1] == pytest.approx(soft[2, 2]) and soft[2, 4] == pytest.approx(soft[2, 1] / e)
+    with pytest.raises(ValueError, match="learner's policy"):
+        labels.targets(0.5, "improve")  # the teacher played: no policy to improve
+    labels.policy[:, [1, 2, 3, 4, 7, 35]] = [0.1, 0.3, 0.2, 0.2, 0.1, 0.1]
+    improved = labels.targets(0.5, "improve")
+    # row 0: pi(3) e^0 and pi(7) e^-2, normalised; row 1 (a bid): the learner's policy as it was
+    assert improved[0, 3] == pytest.approx(0.2 / (0.2 + 0.1 / e)) and improved[0, 7] == pytest.approx(
+        (0.1 / e) / (0.2 + 0.1 / e)
+    )
+    assert np.allclose(improved[1], labels.policy[1])
+    # row 2: the tied cards keep the learner's 1:3 preference, the worse card is scaled down by e
+    w = np.array([0.1, 0.3, 0.2 / e])
+    assert np.allclose(improved[2, [1, 2, 4]], w / w.sum()) and improved[2].sum() == pytest.approx(1)
+    figures = labels.figures()
+    assert figures["searched_share"] == pytest.approx(2 / 3) and figures["tied_share"] == 0.5
+
+
+def test_labels_files_hold_plain_arrays_only(tmp_path):
+    labels = label(40, 1, RuleConfig(), REWARD, False, "heuristic", None)
+    labels.save(tmp_path / "l.npz")
+    again = Labels.load(tmp_path / "l.npz")
+    assert all(np.array_equal(getattr(labels, f), getattr(again, f), equal_nan=True) for f in Labels.FIELDS)
+    fields = {f: getattr(labels, f) for f in Labels.FIELDS}
+    np.savez(tmp_path / "bad.npz", **(fields | {"obs": np.array([object()], dtype=object)}))
+    with pytest.raises(ValueError, match="not a labels file"):
+        Labels.load(tmp_path / "bad.npz")  # an object array would need a pickle: refused
+    np.savez(tmp_path / "short.npz", obs=labels.obs)
+    with pytest.raises(ValueError, match="lacks"):
+        Labels.load(tmp_path / "short.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a labels file"):
+        Labels.load(tmp_path / "junk.npz")
+
+
+def test_the_expert_command_labels_and_fits_and_refuses_bad_input_in_one_line(tmp_path, capsys):
+    from agents.neural.bundle import load_net, save_bundle
+    from train.__main__ import main
+
+    torch.manual_seed(0)
+    net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), privileged_critic=True))
+    save_bundle(tmp_path / "b", net, name="b")
+    labels, out = str(tmp_path / "l.npz"), str(tmp_path / "fitted")
+    args = ["--policy", str(tmp_path / "b"), "--workers", "1", "--quiet"]
+    assert main(["expert", "label", *args, "--positions", "64", "--teacher", SEARCH4, "--out", labels]) == 0
+    assert main(["expert", "fit", *args, "--labels", labels, "--epochs", "1", "--out", out]) == 0
+    fitted, _ = load_net(out)
+    assert not all(torch.equal(a, b) for a, b in zip(net.parameters(), fitted.parameters(), strict=True))
+    capsys.readouterr()
+    for bad in (
+        ["expert", "label", *args, "--positions", "0", "--out", labels],
+        ["expert", "label", *args, "--teacher", "nobody", "--out", labels],
+        ["expert", "fit", *args, "--labels", str(tmp_path / "none.npz"), "--out", out],
+        ["expert", "fit", *args, "--labels", labels, "--temperature", "0", "--out", out],
+    ):
+        assert main(bad) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error:") and "\n" not in err
+
+
+def _tiny(tmp_path, rounds: int, **extra):
+    from tests.train.test_train import tiny
+
+    return config_from_dict(
+        tiny(
+            tmp_path,
+            expert={"rounds": rounds, "positions": 160, "teacher": SEARCH4, "epochs": 1, "workers": 1},
+            eval={"every": 0, "deals": 8, "final_deals": 2, "workers": 1, "promote": True},
+            pretrain={"positions": 200, "epochs": 1, "workers": 1},
+            ppo={"total_steps": 0},
+            **extra,
+        )
+    )
+
+
+def test_a_run_plays_its_rounds_before_ppo_and_a_killed_run_resumes_at_its_round(tmp_path):
+    from train.trainer import Trainer
+
+    straight = Trainer(_tiny(tmp_path / "a", 2), quiet=True)
+    warm = [p.detach().clone() for p in straight.net.parameters()]
+    straight.run()
+    assert straight.expert_done == 2 and [s["round"] for s in straight.expert_stats] == [1, 2]
+    assert not all(torch.equal(a, b) for a, b in zip(warm, straight.net.parameters(), strict=True))
+    rounds = [e.get("expert_round") for e in straight.evals]
+    assert rounds.count(1) >= 1 and rounds.count(2) >= 1  # each round is evaluated, stamped with its round
+    history = (tmp_path / "a" / "run" / "promotions.jsonl").read_text().splitlines()
+    assert len(history) == 2  # one promotion test a round, the champion folder named by the round
+    assert all("expert_00" in json.loads(line)["candidate"] for line in history)
+    straight.close()
+
+    # the same run stopped after round 1, then resumed with 2 rounds: the same weights at the end
+    first = Trainer(_tiny(tmp_path / "b", 1), quiet=True)
+    first.run()
+    first.close()
+    resumed = Trainer(_tiny(tmp_path / "b", 2), resume=True, quiet=True)
+    assert resumed.expert_done == 1
+    resumed.run()
+    resumed.close()
+    assert resumed.expert_done == 2
+    assert all(torch.equal(a, b) for a, b in zip(straight.net.parameters(), resumed.net.parameters(), strict=True))
+
+
+def test_expert_settings_are_checked(tmp_path):
+    with pytest.raises(ConfigError, match="expert.learner_share must be"):
+        config_from_dict({}, ["expert.learner_share=1.5"])
+    with pytest.raises(ConfigError, match="expert.teacher"):
+        config_from_dict({}, ["expert.teacher=nobody"])
+    with pytest.raises(ConfigError, match="expert.rounds must be"):
+        config_from_dict({}, ["expert.rounds=-1"])

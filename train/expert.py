@@ -1,0 +1,189 @@
+"""Expert iteration: a lookahead teacher labels the positions the learner reaches.
+
+One round (``expert_round``):
+
+1. **Play** (DAgger): hands of the current network against itself on the game driver
+   (``baloot_env.driver.Table``), moves sampled from its policy (``learner_share``; the rest by
+   the teacher, and ``random_share`` at random), so the positions are the ones the learner
+   reaches, not the teacher's.
+2. **Label**: at every decision the teacher (an agent spec with ``decide``: ``search``) gives its
+   action and, for a searched card choice, every legal card's value (mean game points of the
+   hand, own team minus the other, R7). The value target is the hand's reward for the acting
+   team under the learner's own play (what the value head estimates).
+3. **Fit** the network on the labels: policy to the targets (``Labels.targets``: the teacher's
+   card, or ``softmax(value / soft_temperature)`` over the legal cards, so that cards the teacher
+   scores alike are taught alike), value to the outcome (``train.pretrain.fit_labelled``, in
+   ``workers`` processes on the CPU).
+
+Steps 1 and 2 are ``train.labels`` (the same labelling the warm start uses, with the learner
+playing). In a training run (``train.trainer.Trainer.expert_rounds``) each round is followed by
+the promotion test on ``eval.deal_set`` and a checkpoint, and PPO may follow the last round.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
+from agents.neural.network import BalootNet
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from eval.cli import OneLineParser, check_output_dir, check_output_path, check_range, one_line
+from train.config import ExpertConfig, config_from_dict
+from train.labels import TARGETS, Labels, label_parallel, tensors
+from train.pretrain import fit_labelled, fit_processes
+
+EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
+
+
+def expert_round(
+    net: BalootNet,
+    cfg: ExpertConfig,
+    seed: int,
+    rules: RuleConfig,
+    reward: Reward,
+    quiet: bool = False,
+    device: torch.device | None = None,
+) -> dict[str, Any]:
+    """One round (module docstring) on ``net`` in place; returns its figures for the log. The
+    games are played by CPU copies of the network; the fit runs on ``device`` (default: where
+    ``net`` is)."""
+    t0 = time.perf_counter()
+    player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
+    labels = label_parallel(
+        cfg.positions,
+        seed,
+        rules,
+        reward,
+        net.spec.privileged_critic,
+        cfg.teacher,
+        player,
+        cfg.learner_share,
+        cfg.random_share,
+        cfg.workers,
+        quiet=quiet,
+    )
+    t_label = time.perf_counter() - t0
+    if device is not None:
+        net.to(device)
+    stats: dict[str, Any] = {"positions": len(labels), **labels.figures()}
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
+        stats.update(means)
+        if not quiet:
+            print(
+                f"[expert] epoch {epoch + 1}/{cfg.epochs}: agreement with the teacher {means['train_accuracy']:.1%}, "
+                f"policy loss {means['policy_loss']:.3f}, value loss {means['value_loss']:.3f}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    fit_labelled(net, tensors(labels, cfg.temperature, cfg.targets), cfg, seed, after_epoch, fit_processes(cfg, net))
+    stats["label_seconds"] = t_label
+    stats["seconds"] = time.perf_counter() - t0
+    return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train expert label|fit``: one round's two halves by hand, for research.
+
+    ``label`` plays a bundle's games and labels them (``train.labels``) into a ``.npz`` file;
+    ``fit`` fits a bundle to such a file under a target rule and writes the new bundle, so that
+    several target rules can be compared on one labelling job. Bad input: one line, exit code 2,
+    before any work.
+    """
+    d = ExpertConfig()
+    p = OneLineParser(prog="python -m train expert", description=(main.__doc__ or "").splitlines()[0])
+    sub = p.add_subparsers(dest="action", required=True)
+    lab = sub.add_parser("label", help="label a bundle's own games with the teacher into --out (.npz)")
+    lab.add_argument("--policy", default="policies/champion", help="the learner's policy bundle")
+    lab.add_argument("--positions", type=int, default=d.positions)
+    lab.add_argument("--teacher", default=d.teacher, help=f"an agent spec (default {d.teacher})")
+    lab.add_argument("--learner-share", type=float, default=d.learner_share)
+    lab.add_argument("--random-share", type=float, default=d.random_share)
+    lab.add_argument("--workers", type=int, default=d.workers)
+    lab.add_argument("--seed", type=int, default=0)
+    lab.add_argument("--out", required=True, help="the labels file (.npz)")
+    fit_p = sub.add_parser("fit", help="fit a bundle to a labels file and write the new bundle to --out")
+    fit_p.add_argument("--labels", required=True, nargs="+", help="labels files (joined in order)")
+    fit_p.add_argument("--policy", default="policies/champion", help="the bundle that starts the fit")
+    fit_p.add_argument("--targets", default=d.targets, choices=TARGETS)
+    fit_p.add_argument("--temperature", type=float, default=d.temperature)
+    fit_p.add_argument("--epochs", type=int, default=d.epochs)
+    fit_p.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    fit_p.add_argument("--workers", type=int, default=d.workers)
+    fit_p.add_argument("--seed", type=int, default=0)
+    fit_p.add_argument("--out", required=True, help="the new bundle's folder")
+    for q in (lab, fit_p):
+        q.add_argument("--quiet", action="store_true")
+    a = p.parse_args(argv)
+    torch.set_num_threads(1)
+    try:
+        net, manifest = load_net(a.policy)
+        rules = bundle_rules(manifest)
+        check_range("--workers", a.workers, 1)
+        check_range("--seed", a.seed, 0)
+        if a.action == "label":
+            check_range("--positions", a.positions, 1)
+            cfg = replace(
+                d,
+                positions=a.positions,
+                teacher=a.teacher,
+                learner_share=a.learner_share,
+                random_share=a.random_share,
+                workers=a.workers,
+            )
+            config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
+            check_output_path(a.out, "--out")
+        else:
+            check_range("--epochs", a.epochs, 1)
+            cfg = replace(
+                d, targets=a.targets, temperature=a.temperature, epochs=a.epochs, learning_rate=a.learning_rate
+            )
+            config_from_dict({"expert": asdict(cfg)})
+            labels = Labels.join([Labels.load(f) for f in a.labels])
+            targets = tensors(labels, cfg.temperature, cfg.targets)  # refuses improve without a policy
+            check_output_dir(a.out, "--out")
+    except (ValueError, BundleError, OSError) as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
+    reward = Reward("diff", 44.0)
+    if a.action == "label":
+        player = (net.spec.to_dict(), net.state_dict())
+        labels = label_parallel(
+            cfg.positions,
+            a.seed,
+            rules,
+            reward,
+            net.spec.privileged_critic,
+            cfg.teacher,
+            player,
+            cfg.learner_share,
+            cfg.random_share,
+            cfg.workers,
+            quiet=a.quiet,
+        )
+        labels.save(a.out)
+        print(f"{len(labels):,} positions labelled by {cfg.teacher} -> {a.out}: {labels.figures()}")
+        return 0
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
+        if not a.quiet:
+            print(f"[expert] epoch {epoch + 1}/{cfg.epochs}: {means}", file=sys.stderr, flush=True)
+
+    fit_labelled(net, targets, replace(cfg, workers=a.workers), a.seed, after_epoch, fit_processes(cfg, net))
+    save_bundle(
+        a.out,
+        net,
+        name=Path(a.out).name,
+        rules=rules,
+        training={"expert_fit": {"labels": a.labels, "policy": a.policy, **asdict(cfg)}},
+    )
+    print(f"fitted {a.policy} to {len(labels):,} positions ({cfg.targets}, T {cfg.temperature}) -> {a.out}")
+    return 0

@@ -1,0 +1,302 @@
+"""Labelled positions of played games: who plays the moves, who labels them.
+
+``label`` plays hands on the game driver (``baloot_env.driver.Table``, hand episodes, deals
+from the seed) and records every decision of every seat as that seat's ``PlayerView`` shows it
+(its observation and legal mask, with the four hands for a privileged critic): the teacher's
+action, the teacher's value of every legal card where it searched the choice (``search``'s
+``decide``: mean game points of the hand, own team minus the other, R7), and the hand's reward
+for the acting team as the value target. Who plays the moves is separate from who labels them:
+the teacher itself (behaviour cloning, the warm start) or a learner network whose positions
+the teacher labels (DAgger, expert iteration), with a share of random moves either way.
+
+The positions are plain arrays (``Labels``), saved and read as ``.npz`` without pickles, so one
+labelling job can be fitted under several target rules (``Labels.targets``).
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing as mp
+import random
+import sys
+import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
+from agents.neural.policy import PolicyAgent, sample_masked
+from agents.registry import make_agent
+from baloot_env.actions import NUM_ACTIONS
+from baloot_env.driver import DealSource, Table
+from baloot_env.loop import play_hands
+from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
+from baloot_io.atomic import write_bytes_atomic
+
+NetState = tuple[dict[str, Any], dict[str, torch.Tensor]]  # a network's spec (as a dict) and weights
+
+
+def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
+    """Room for ``n`` labelled positions: observations (with the privileged part when
+    ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
+    ``shared`` in shared memory for workers that write every row (``collect_parallel``)."""
+    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
+    layout: list[tuple[tuple[int, ...], torch.dtype]] = [
+        ((n, width), torch.float32),
+        ((n, NUM_ACTIONS), torch.int8),
+        ((n, NUM_ACTIONS), torch.float32),
+        ((n,), torch.float32),
+    ]
+    if shared:  # untouched pages cost nothing before they move to shared memory
+        return tuple(torch.empty(shape, dtype=dt).share_memory_() for shape, dt in layout)  # type: ignore[no-untyped-call]
+    return tuple(torch.zeros(shape, dtype=dt) for shape, dt in layout)
+
+
+UNVALUED = np.float32(np.nan)  # a card value the teacher did not give (not a searched card choice)
+
+
+@dataclass
+class Labels:
+    """Labelled positions: observations (with the privileged part when the critic has it),
+    legal masks, the teacher's action, the teacher's value of every legal card of a searched
+    choice (``UNVALUED`` elsewhere), the value target (the hand's reward, acting team) and the
+    learner's policy at the position (its masked softmax; zeros where the teacher played)."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    card_values: np.ndarray
+    values: np.ndarray
+    policy: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    @staticmethod
+    def join(parts: list[Labels]) -> Labels:
+        return Labels(*(np.concatenate([getattr(p, f) for p in parts]) for f in Labels.FIELDS))
+
+    FIELDS = ("obs", "masks", "actions", "card_values", "values", "policy")
+
+    def save(self, path: str | Path) -> None:
+        """An ``.npz`` of the fields, written atomically."""
+        buf = io.BytesIO()
+        np.savez(buf, **{f: getattr(self, f) for f in self.FIELDS})
+        write_bytes_atomic(Path(path), buf.getvalue())
+
+    @staticmethod
+    def load(path: str | Path) -> Labels:
+        """Read a ``save``d file: plain arrays only (no pickles: a file cannot run code).
+
+        Raises:
+            ValueError: not a regular file, not an ``.npz``, or a field missing or of objects.
+        """
+        if not Path(path).is_file():
+            raise ValueError(f"labels file {str(path)!r} is not a regular file")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {f: data[f] for f in Labels.FIELDS if f in data.files}
+        except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
+            raise ValueError(f"labels file {str(path)!r} is not a labels file: {e}") from None
+        missing = [f for f in Labels.FIELDS if f not in arrays]
+        if missing:
+            raise ValueError(f"labels file {str(path)!r} lacks {missing}")
+        return Labels(**arrays)
+
+    def figures(self) -> dict[str, float]:
+        """How sure the teacher was: the share of searched card choices, and of those the share
+        whose two best cards tie exactly, and the median gap between them (game points)."""
+        valued = ~np.isnan(self.card_values)
+        rows = valued.sum(axis=1) >= 2
+        best = np.sort(np.where(valued[rows], self.card_values[rows], -np.inf), axis=1)[:, ::-1]
+        gap = best[:, 0] - best[:, 1] if len(best) else np.zeros(0)
+        return {
+            "searched_share": float(rows.mean()) if len(self) else 0.0,
+            "tied_share": float((gap == 0).mean()) if len(gap) else 0.0,
+            "median_gap": float(np.median(gap)) if len(gap) else 0.0,
+        }
+
+    def targets(self, soft_temperature: float, rule: str = "teacher") -> np.ndarray:
+        """Policy targets (N x 42) by ``rule`` (``TARGETS``).
+
+        "teacher": one-hot on the teacher's action, or with ``soft_temperature`` > 0 the softmax
+        of the card values over a searched choice's legal cards.
+
+        "improve": a policy-improvement step on the learner's own policy pi (needs it: the
+        learner played): ``pi(card) * exp((value(card) - best value) / soft_temperature)``,
+        normalised, over a searched choice's legal cards; pi itself at every other position
+        (calls, forced cards). Cards the teacher scores alike (a third of its choices tie
+        exactly: game points are rounded) keep the learner's preference among them, instead of
+        the teacher's tie-break or a uniform spread; a card the teacher finds worse by many
+        temperatures loses its weight.
+        """
+        if rule == "improve":
+            return self._improved(soft_temperature)
+        t = np.zeros((len(self), NUM_ACTIONS), dtype=np.float32)
+        t[np.arange(len(self)), self.actions] = 1.0
+        if soft_temperature > 0:
+            valued = ~np.isnan(self.card_values)
+            rows = valued.any(axis=1)
+            z = np.where(valued[rows], self.card_values[rows] / soft_temperature, -np.inf)
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            t[rows] = p / p.sum(axis=1, keepdims=True)
+        return t
+
+    def _improved(self, temperature: float) -> np.ndarray:
+        if temperature <= 0:
+            raise ValueError("the 'improve' targets need a temperature > 0")
+        played = self.policy.sum(axis=1) > 0
+        if not played.all():
+            raise ValueError("the 'improve' targets need the learner's policy at every position (the learner played)")
+        t = self.policy.astype(np.float64)
+        valued = ~np.isnan(self.card_values)
+        rows = valued.sum(axis=1) >= 2
+        v = np.where(valued[rows], self.card_values[rows], -np.inf).astype(np.float64)
+        w = t[rows] * np.exp((v - v.max(axis=1, keepdims=True)) / temperature)
+        total = w.sum(axis=1, keepdims=True)
+        # the learner gives no weight to any card the teacher rates near the best: the best card
+        best = np.eye(NUM_ACTIONS)[v.argmax(axis=1)]
+        t[rows] = np.where(total > 0, w / np.where(total > 0, total, 1.0), best)
+        out: np.ndarray = t.astype(np.float32)
+        return out
+
+
+TARGETS = ("teacher", "improve")  # how Labels.targets turns labels into policy targets
+
+
+def learner(state: NetState, seed: int) -> PolicyAgent:
+    """The network of ``state`` (its spec as a dict, its weights) as a sampling agent."""
+    spec, weights = state
+    net = BalootNet(NetSpec.from_dict(spec))
+    net.load_state_dict(weights)
+    return PolicyAgent(net, seed=seed, deterministic=False)
+
+
+def label(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    reward: Reward,
+    privileged: bool,
+    teacher_spec: str,
+    player: NetState | None,
+    learner_share: float = 1.0,
+    random_share: float = 0.0,
+    progress: Callable[[int], None] | None = None,
+) -> Labels:
+    """``n`` positions of the learner's games (``player``: its network state; None: the teacher
+    plays) labelled by the teacher (module docstring, steps 1 and 2); every draw from ``seed``."""
+    rng = random.Random(seed)
+    teacher = make_agent(teacher_spec, seed)
+    decide = getattr(teacher, "decide", None)
+    agent = learner(player, seed + 1) if player is not None else None
+    sampler = np.random.default_rng(seed + 1)  # the learner's draws
+    obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
+    actions = np.zeros(n, dtype=np.int64)
+    card_values = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
+    policy = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
+    table = Table(rules, "hand", DealSource(rng), reward)
+    k = start = 0
+    teams: list[int] = []
+
+    def new_hand() -> Callable[[PlayerView], int]:
+        nonlocal start
+        start = k
+        teams.clear()
+        return choose
+
+    def choose(view: PlayerView) -> int:
+        nonlocal k
+        seat = view.seat
+        if decide is not None:
+            action, scores = decide(view)
+        else:
+            action, scores = teacher.act(view), None
+        o, mask = view.observation(), view.action_mask()
+        pi = agent.probabilities(o[None], mask[None])[0] if agent is not None else None
+        if k < n:
+            if pi is not None:
+                policy[k] = pi
+            if privileged:
+                hands = table.current_hand.hands  # the critic's privileged input (training only)
+                o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
+            obs[k], masks[k], actions[k] = o, mask, action
+            for card, v in (scores or {}).items():
+                card_values[k, card] = v
+            teams.append(seat % 2)
+            k += 1
+            if progress is not None:
+                progress(k)
+        explore, learn = rng.random() < random_share, rng.random() < learner_share  # both drawn every move
+        if explore:
+            return int(rng.choice(view.legal_actions))
+        if pi is not None and learn:
+            return sample_masked(pi[None], sampler)[0]  # the learner's move, drawn from its policy
+        return int(action)
+
+    for turn in play_hands(table, new_hand, lambda: k >= n):
+        if turn.outcome.hand_result is not None:
+            for j, team in enumerate(teams):
+                values[start + j] = turn.outcome.rewards[team]
+    return Labels(obs, masks, actions, card_values, values, policy)
+
+
+def _label_task(args: tuple[Any, ...]) -> Labels:
+    torch.set_num_threads(1)
+    return label(*args)
+
+
+def label_parallel(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    reward: Reward,
+    privileged: bool,
+    teacher_spec: str,
+    player: NetState | None,
+    learner_share: float,
+    random_share: float,
+    workers: int,
+    chunks: int = 0,
+    quiet: bool = False,
+) -> Labels:
+    """``label`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
+    chunks = chunks or 8 * max(1, workers)
+    sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
+    tasks = [
+        (m, seed + k, rules, reward, privileged, teacher_spec, player, learner_share, random_share)
+        for k, m in enumerate(sizes)
+    ]
+    parts: list[Labels] = []
+    t0 = time.perf_counter()
+    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
+        for part in pool.imap(_label_task, tasks):
+            parts.append(part)
+            if not quiet:
+                done = sum(len(p) for p in parts)
+                rate = done / (time.perf_counter() - t0)
+                print(
+                    f"[expert] labelled {done:,}/{n:,} positions ({teacher_spec}, {rate:,.0f}/s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    return Labels.join(parts)
+
+
+def tensors(labels: Labels, soft_temperature: float, rule: str = "teacher") -> tuple[torch.Tensor, ...]:
+    """The positions as ``train.pretrain.fit_positions`` takes them: observations, int8 masks,
+    policy targets (``Labels.targets``), value targets."""
+    return (
+        torch.from_numpy(labels.obs),
+        torch.from_numpy(labels.masks.astype(np.int8)),
+        torch.from_numpy(labels.targets(soft_temperature, rule)),
+        torch.from_numpy(labels.values),
+    )
