@@ -35,11 +35,30 @@ from agents.neural.network import BalootNet
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from eval.cli import OneLineParser, check_output_dir, check_output_path, check_range, one_line
-from train.config import ExpertConfig, config_from_dict
+from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.labels import TARGETS, Labels, label_parallel, tensors
 from train.pretrain import fit_labelled, fit_processes
 
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
+
+
+def label_round(net: BalootNet, cfg: ExpertConfig, seed: int, rules: RuleConfig, reward: Reward, quiet: bool) -> Labels:
+    """Steps 1 and 2 of a round: ``cfg.positions`` positions of ``net``'s games (a CPU copy of
+    its weights plays in each worker) labelled by ``cfg.teacher`` (``train.labels``)."""
+    player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
+    return label_parallel(
+        cfg.positions,
+        seed,
+        rules,
+        reward,
+        net.spec.privileged_critic,
+        cfg.teacher,
+        player,
+        cfg.learner_share,
+        cfg.random_share,
+        cfg.workers,
+        quiet=quiet,
+    )
 
 
 def expert_round(
@@ -55,20 +74,7 @@ def expert_round(
     games are played by CPU copies of the network; the fit runs on ``device`` (default: where
     ``net`` is)."""
     t0 = time.perf_counter()
-    player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
-    labels = label_parallel(
-        cfg.positions,
-        seed,
-        rules,
-        reward,
-        net.spec.privileged_critic,
-        cfg.teacher,
-        player,
-        cfg.learner_share,
-        cfg.random_share,
-        cfg.workers,
-        quiet=quiet,
-    )
+    labels = label_round(net, cfg, seed, rules, reward, quiet)
     t_label = time.perf_counter() - t0
     if device is not None:
         net.to(device)
@@ -153,22 +159,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, BundleError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
-    reward = Reward("diff", 44.0)
+    env = EnvConfig()  # the training reward of the default config: the value targets
+    reward = Reward(env.reward, env.reward_scale, env.match_bonus)
     if a.action == "label":
-        player = (net.spec.to_dict(), net.state_dict())
-        labels = label_parallel(
-            cfg.positions,
-            a.seed,
-            rules,
-            reward,
-            net.spec.privileged_critic,
-            cfg.teacher,
-            player,
-            cfg.learner_share,
-            cfg.random_share,
-            cfg.workers,
-            quiet=a.quiet,
-        )
+        labels = label_round(net, cfg, a.seed, rules, reward, a.quiet)
         labels.save(a.out)
         print(f"{len(labels):,} positions labelled by {cfg.teacher} -> {a.out}: {labels.figures()}")
         return 0
