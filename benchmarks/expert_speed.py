@@ -4,10 +4,11 @@ a lookahead teacher (``train.expert.label_parallel``), with 1 and 2 worker proce
 The learner is a policy bundle (default the shipped champion) playing every seat, its moves
 sampled (``expert.learner_share`` 1, 3% random moves as the default ``expert`` section); the
 teacher is an agent spec (default ``search`` at its 384 worlds; a spec file sets other worlds).
-Each run labels ``--positions`` positions from the same seed after a short warm-up (the numba
-kernels' compile), so the 1- and 2-worker figures are the same work.
+Each run labels ``--positions`` positions in the same 8 chunks from the same seed after a short
+warm-up (the numba kernels' compile), so the 1- and 2-worker figures are the same positions; the
+time includes starting the worker processes.
 
-Run: ``python benchmarks/expert_speed.py [--positions 4000] [--teachers search FILE ...]
+Run: ``python benchmarks/expert_speed.py [--positions 8000] [--teachers search FILE ...]
 [--workers 1 2] [--policy policies/champion]``
 """
 
@@ -27,7 +28,7 @@ from train.labels import label, label_parallel
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--positions", type=int, default=4000)
+    ap.add_argument("--positions", type=int, default=8000)
     ap.add_argument("--teachers", nargs="+", default=["search"])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--policy", default="policies/champion")
@@ -52,7 +53,7 @@ def main() -> None:
                 1.0,
                 0.03,
                 workers,
-                chunks=4 * workers,
+                chunks=8,
                 quiet=True,
             )
             dt = time.perf_counter() - t0

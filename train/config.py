@@ -155,7 +155,7 @@ class PretrainConfig:
     random_share: float = _f(0.1, "share of moves played at random while collecting")
     teacher: str = _f("heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file)")
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them (train.supervised)")
-    soft_temperature: float = _f(0.0, "> 0: searched card choices teach softmax(value / T), T in game points")
+    soft_temperature: float = _f(0.0, "> 0: searched choices teach softmax(value / T), T in game points")
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
         "auto",
@@ -192,7 +192,8 @@ class ExpertConfig:
     rounds: int = _f(0, "rounds of play, label, fit and promotion test (0: no expert iteration)")
     positions: int = _f(200_000, "positions of the learner's games labelled per round")
     teacher: str = _f(
-        "search", "the lookahead teacher: an agent spec whose decide() values the cards ('search', a file)"
+        "search",
+        "the lookahead teacher: an agent spec whose decide() values the cards, and the calls if it searches them ('search', a file)",
     )
     learner_share: float = _f(
         1.0, "share of the other moves played by the learner's sampled policy (the rest by the teacher)"
@@ -200,10 +201,10 @@ class ExpertConfig:
     random_share: float = _f(0.03, "share of moves played at random")
     targets: str = _f(
         "improve",
-        "'improve': the learner's policy times exp(card value / temperature) (train.labels); "
-        "'teacher': the teacher's card, or softmax(card value / temperature) with temperature > 0",
+        "'improve': the learner's policy times exp(value / temperature) on searched choices (train.labels); "
+        "'teacher': the teacher's action, or softmax(value / temperature) with temperature > 0",
     )
-    temperature: float = _f(0.05, "of the targets, in game points of the teacher's card values")
+    temperature: float = _f(0.05, "of the targets, in game points of the teacher's values")
     epochs: int = _f(8, "passes over each round's positions")
     batch_size: int = _f(512, "minibatch size")
     learning_rate: float = _f(3e-4, "Adam step size")

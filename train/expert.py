@@ -7,12 +7,14 @@ One round (``expert_round``):
    the teacher, and ``random_share`` at random), so the positions are the ones the learner
    reaches, not the teacher's.
 2. **Label**: at every decision the teacher (an agent spec with ``decide``: ``search``) gives its
-   action and, for a searched card choice, every legal card's value (mean game points of the
-   hand, own team minus the other, R7). The value target is the hand's reward for the acting
+   action and, for a searched choice, every legal action's value (mean game points of the hand,
+   own team minus the other, R7): the cards of a card choice, and the calls when the teacher
+   searches them (``calls: searched``). The value target is the hand's reward for the acting
    team under the learner's own play (what the value head estimates).
-3. **Fit** the network on the labels: policy to the targets (``Labels.targets``: the teacher's
-   card, or ``softmax(value / soft_temperature)`` over the legal cards, so that cards the teacher
-   scores alike are taught alike), value to the outcome (``train.pretrain.fit_labelled``, in
+3. **Fit** the network on the labels: policy to the targets (``Labels.targets``: by default the
+   policy-improvement step ``pi(a) * exp((value(a) - best) / temperature)``, which keeps the
+   learner's preference among actions the teacher scores alike; or the teacher's action, or
+   ``softmax(value / temperature)``), value to the outcome (``train.pretrain.fit_labelled``, in
    ``workers`` processes on the CPU).
 
 Steps 1 and 2 are ``train.labels`` (the same labelling the warm start uses, with the learner
@@ -124,6 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     fit_p.add_argument("--epochs", type=int, default=d.epochs)
     fit_p.add_argument("--learning-rate", type=float, default=d.learning_rate)
     fit_p.add_argument("--workers", type=int, default=d.workers)
+    fit_p.add_argument(
+        "--call-values",
+        default="use",
+        choices=("use", "drop"),
+        help="'drop': fit as if the teacher had not searched the calls (the learner's own policy there)",
+    )
     fit_p.add_argument("--seed", type=int, default=0)
     fit_p.add_argument("--out", required=True, help="the new bundle's folder")
     for q in (lab, fit_p):
@@ -150,10 +158,17 @@ def main(argv: list[str] | None = None) -> int:
         else:
             check_range("--epochs", a.epochs, 1)
             cfg = replace(
-                d, targets=a.targets, temperature=a.temperature, epochs=a.epochs, learning_rate=a.learning_rate
+                d,
+                targets=a.targets,
+                temperature=a.temperature,
+                epochs=a.epochs,
+                learning_rate=a.learning_rate,
+                workers=a.workers,
             )
             config_from_dict({"expert": asdict(cfg)})
             labels = Labels.join([Labels.load(f) for f in a.labels])
+            if a.call_values == "drop":
+                labels = labels.without_call_values()
             targets = tensors(labels, cfg.temperature, cfg.targets)  # refuses improve without a policy
             check_output_dir(a.out, "--out")
     except (ValueError, BundleError, OSError) as e:
@@ -171,13 +186,13 @@ def main(argv: list[str] | None = None) -> int:
         if not a.quiet:
             print(f"[expert] epoch {epoch + 1}/{cfg.epochs}: {means}", file=sys.stderr, flush=True)
 
-    fit_labelled(net, targets, replace(cfg, workers=a.workers), a.seed, after_epoch, fit_processes(cfg, net))
+    fit_labelled(net, targets, cfg, a.seed, after_epoch, fit_processes(cfg, net))
     save_bundle(
         a.out,
         net,
         name=Path(a.out).name,
         rules=rules,
-        training={"expert_fit": {"labels": a.labels, "policy": a.policy, **asdict(cfg)}},
+        training={"expert_fit": {"labels": a.labels, "policy": a.policy, "call_values": a.call_values, **asdict(cfg)}},
     )
     print(f"fitted {a.policy} to {len(labels):,} positions ({cfg.targets}, T {cfg.temperature}) -> {a.out}")
     return 0

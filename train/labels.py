@@ -3,8 +3,9 @@
 ``label`` plays hands on the game driver (``baloot_env.driver.Table``, hand episodes, deals
 from the seed) and records every decision of every seat as that seat's ``PlayerView`` shows it
 (its observation and legal mask, with the four hands for a privileged critic): the teacher's
-action, the teacher's value of every legal card where it searched the choice (``search``'s
-``decide``: mean game points of the hand, own team minus the other, R7), and the hand's reward
+action, the teacher's value of every legal action where it searched the choice (``search``'s
+``decide``: mean game points of the hand, own team minus the other, R7, of every card of a card
+choice, and of every call when its calls are searched), and the hand's reward
 for the acting team as the value target. Who plays the moves is separate from who labels them:
 the teacher itself (behaviour cloning, the warm start) or a learner network whose positions
 the teacher labels (DAgger, expert iteration), with a share of random moves either way.
@@ -22,7 +23,7 @@ import sys
 import time
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ import torch
 from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
 from agents.neural.policy import PolicyAgent, sample_masked
 from agents.registry import make_agent
-from baloot_env.actions import NUM_ACTIONS
+from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play_hands
 from baloot_env.observation import OBS_SIZE
@@ -60,20 +61,20 @@ def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[tor
     return tuple(torch.zeros(shape, dtype=dt) for shape, dt in layout)
 
 
-UNVALUED = np.float32(np.nan)  # a card value the teacher did not give (not a searched card choice)
+UNVALUED = np.float32(np.nan)  # a value the teacher did not give (not a searched choice)
 
 
 @dataclass
 class Labels:
     """Labelled positions: observations (with the privileged part when the critic has it),
-    legal masks, the teacher's action, the teacher's value of every legal card of a searched
-    choice (``UNVALUED`` elsewhere), the value target (the hand's reward, acting team) and the
+    legal masks, the teacher's action, the teacher's value of every legal action of a searched
+    choice (cards, or calls when the teacher searches them; ``UNVALUED`` elsewhere), the value target (the hand's reward, acting team) and the
     learner's policy at the position (its masked softmax; zeros where the teacher played)."""
 
     obs: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
-    card_values: np.ndarray
+    action_values: np.ndarray
     values: np.ndarray
     policy: np.ndarray
 
@@ -84,7 +85,7 @@ class Labels:
     def join(parts: list[Labels]) -> Labels:
         return Labels(*(np.concatenate([getattr(p, f) for p in parts]) for f in Labels.FIELDS))
 
-    FIELDS = ("obs", "masks", "actions", "card_values", "values", "policy")
+    FIELDS = ("obs", "masks", "actions", "action_values", "values", "policy")
 
     def save(self, path: str | Path) -> None:
         """An ``.npz`` of the fields, written atomically."""
@@ -111,12 +112,21 @@ class Labels:
             raise ValueError(f"labels file {str(path)!r} lacks {missing}")
         return Labels(**arrays)
 
+    def without_call_values(self) -> Labels:
+        """These labels as a teacher that does not search its calls gives them: every call
+        decision's values ``UNVALUED`` (the cards' kept), so the targets there are the learner's
+        own policy ("improve") or the teacher's call ("teacher")."""
+        calls = self.masks[:, NUM_CARD_ACTIONS:].any(axis=1)
+        values = self.action_values.copy()
+        values[calls] = UNVALUED
+        return replace(self, action_values=values)
+
     def figures(self) -> dict[str, float]:
-        """How sure the teacher was: the share of searched card choices, and of those the share
+        """How sure the teacher was: the share of searched choices, and of those the share
         whose two best cards tie exactly, and the median gap between them (game points)."""
-        valued = ~np.isnan(self.card_values)
+        valued = ~np.isnan(self.action_values)
         rows = valued.sum(axis=1) >= 2
-        best = np.sort(np.where(valued[rows], self.card_values[rows], -np.inf), axis=1)[:, ::-1]
+        best = np.sort(np.where(valued[rows], self.action_values[rows], -np.inf), axis=1)[:, ::-1]
         gap = best[:, 0] - best[:, 1] if len(best) else np.zeros(0)
         return {
             "searched_share": float(rows.mean()) if len(self) else 0.0,
@@ -128,12 +138,12 @@ class Labels:
         """Policy targets (N x 42) by ``rule`` (``TARGETS``).
 
         "teacher": one-hot on the teacher's action, or with ``soft_temperature`` > 0 the softmax
-        of the card values over a searched choice's legal cards.
+        of the values over a searched choice's legal actions.
 
         "improve": a policy-improvement step on the learner's own policy pi (needs it: the
-        learner played): ``pi(card) * exp((value(card) - best value) / soft_temperature)``,
-        normalised, over a searched choice's legal cards; pi itself at every other position
-        (calls, forced cards). Cards the teacher scores alike (a third of its choices tie
+        learner played): ``pi(a) * exp((value(a) - best value) / soft_temperature)``,
+        normalised, over a searched choice's legal actions; pi itself at every other position
+        (forced cards, and calls unless the teacher searches them). Cards the teacher scores alike (a third of its choices tie
         exactly: game points are rounded) keep the learner's preference among them, instead of
         the teacher's tie-break or a uniform spread; a card the teacher finds worse by many
         temperatures loses its weight.
@@ -143,9 +153,9 @@ class Labels:
         t = np.zeros((len(self), NUM_ACTIONS), dtype=np.float32)
         t[np.arange(len(self)), self.actions] = 1.0
         if soft_temperature > 0:
-            valued = ~np.isnan(self.card_values)
+            valued = ~np.isnan(self.action_values)
             rows = valued.any(axis=1)
-            z = np.where(valued[rows], self.card_values[rows] / soft_temperature, -np.inf)
+            z = np.where(valued[rows], self.action_values[rows] / soft_temperature, -np.inf)
             p = np.exp(z - z.max(axis=1, keepdims=True))
             t[rows] = p / p.sum(axis=1, keepdims=True)
         return t
@@ -157,12 +167,12 @@ class Labels:
         if not played.all():
             raise ValueError("the 'improve' targets need the learner's policy at every position (the learner played)")
         t = self.policy.astype(np.float64)
-        valued = ~np.isnan(self.card_values)
+        valued = ~np.isnan(self.action_values)
         rows = valued.sum(axis=1) >= 2
-        v = np.where(valued[rows], self.card_values[rows], -np.inf).astype(np.float64)
+        v = np.where(valued[rows], self.action_values[rows], -np.inf).astype(np.float64)
         w = t[rows] * np.exp((v - v.max(axis=1, keepdims=True)) / temperature)
         total = w.sum(axis=1, keepdims=True)
-        # the learner gives no weight to any card the teacher rates near the best: the best card
+        # the learner gives no weight to any action the teacher rates near the best: the best one
         best = np.eye(NUM_ACTIONS)[v.argmax(axis=1)]
         t[rows] = np.where(total > 0, w / np.where(total > 0, total, 1.0), best)
         out: np.ndarray = t.astype(np.float32)
@@ -201,7 +211,7 @@ def label(
     sampler = np.random.default_rng(seed + 1)  # the learner's draws
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
-    card_values = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
+    action_values = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
     policy = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
     table = Table(rules, "hand", DealSource(rng), reward)
     k = start = 0
@@ -230,7 +240,7 @@ def label(
                 o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
             obs[k], masks[k], actions[k] = o, mask, action
             for card, v in (scores or {}).items():
-                card_values[k, card] = v
+                action_values[k, card] = v
             teams.append(seat % 2)
             k += 1
             if progress is not None:
@@ -246,7 +256,7 @@ def label(
         if turn.outcome.hand_result is not None:
             for j, team in enumerate(teams):
                 values[start + j] = turn.outcome.rewards[team]
-    return Labels(obs, masks, actions, card_values, values, policy)
+    return Labels(obs, masks, actions, action_values, values, policy)
 
 
 def _label_task(args: tuple[Any, ...]) -> Labels:

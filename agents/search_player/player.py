@@ -305,12 +305,14 @@ class SearchAgent(Agent):
         return self.decide(view)[0]
 
     def decide(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
-        """The action and, for a searched card choice, every legal card's value (else None).
+        """The action and, for a searched choice, every legal action's value (else None): the
+        cards of a card choice, and with ``calls: "searched"`` the calls of a bid or double.
 
-        Used by ``act`` and by the warm start, which turns the values into soft targets.
+        Used by ``act`` and by the labelling of positions (``train.labels``), which turns the
+        values into soft or policy-improvement targets.
         """
         if view.phase in (BIDDING, DOUBLING) and self.config.calls == "searched":
-            return self.choose_call(view), None
+            return self._searched_call(view)
         if view.phase != PLAY:
             return self.heuristic.act(view), None  # R3, R4: the heuristic's bars (module docstring)
         legal = cards_of(view.legal_mask)
@@ -328,15 +330,19 @@ class SearchAgent(Agent):
         """The bid (R3) or doubling call (R4) with the best mean value over sampled deals
         (``calls.call_values``, ``calls.doubling_values``); ties go to the heuristic's call when
         it is among them, else to the lowest action id."""
+        return self._searched_call(view)[0]
+
+    def _searched_call(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
+        """``choose_call``'s call and every legal call's value (None when only one is legal)."""
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], None
         values, used = self.call_values(view)
         self.last_stats = {"worlds": used, "call_values": values}
         best = max(values.values())
         tied = [a for a in legal if values[a] == best]
         h = self.heuristic.act(view)
-        return h if h in tied else tied[0]
+        return (h if h in tied else tied[0]), values
 
     def call_values(self, view: PlayerView) -> tuple[dict[int, float], int]:
         """Every legal call's mean value over sampled deals, and the deals used (bidding or doubling)."""

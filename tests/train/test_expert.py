@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from agents.neural.network import BalootNet, NetSpec
+from baloot_env.actions import NUM_CARD_ACTIONS
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
@@ -46,16 +47,40 @@ def test_the_positions_are_the_learners_and_only_the_labels_are_the_teachers():
 
 def test_search_values_every_legal_card_of_a_searched_choice_and_the_value_is_the_hands_outcome():
     labels = label(96, 2, RuleConfig(), REWARD, True, SEARCH4, _player(privileged=True))
-    valued = ~np.isnan(labels.card_values)
+    valued = ~np.isnan(labels.action_values)
     rows = valued.any(axis=1)
     assert rows.sum() > 10
     assert np.array_equal(valued[rows], labels.masks[rows] == 1)  # exactly the legal cards are valued
-    best = np.nanmax(labels.card_values[rows], axis=1)  # and the teacher plays a best one
-    assert np.allclose(labels.card_values[rows][np.arange(rows.sum()), labels.actions[rows]], best)
+    best = np.nanmax(labels.action_values[rows], axis=1)  # and the teacher plays a best one
+    assert np.allclose(labels.action_values[rows][np.arange(rows.sum()), labels.actions[rows]], best)
     assert labels.obs.shape[1] > OBS_SIZE  # the privileged part for the critic
 
 
-def test_targets_are_one_hot_or_the_softmax_of_the_card_values():
+def test_a_teacher_that_searches_its_calls_values_every_legal_call_and_makes_a_best_one(tmp_path):
+    """With ``calls: searched`` the bids and doubles are labelled like the cards: every legal call
+    valued, the teacher's call among the best; the plain search leaves every call unvalued."""
+    spec = tmp_path / "calls.json"
+    spec.write_text(json.dumps({"agent": "search", "params": {"worlds": 4, "calls": "searched", "condition": True}}))
+    player = _player()
+    searched = label(240, 3, RuleConfig(), REWARD, False, str(spec), player)
+    plain = label(240, 3, RuleConfig(), REWARD, False, SEARCH4, player)
+    assert np.array_equal(searched.obs, plain.obs)  # the learner plays: the same positions
+    calls = searched.masks[:, NUM_CARD_ACTIONS:].any(axis=1) & (searched.masks.sum(axis=1) >= 2)
+    assert calls.sum() > 10
+    valued = ~np.isnan(searched.action_values)
+    assert np.array_equal(valued[calls], searched.masks[calls] == 1)
+    best = np.nanmax(searched.action_values[calls], axis=1)
+    assert np.allclose(searched.action_values[calls][np.arange(calls.sum()), searched.actions[calls]], best)
+    assert np.isnan(plain.action_values[calls]).all()
+    cards = ~calls & (plain.masks.sum(axis=1) >= 2)  # the card choices are searched by both
+    assert np.array_equal(~np.isnan(plain.action_values[cards]), ~np.isnan(searched.action_values[cards]))
+    dropped = searched.without_call_values()  # fit --call-values drop: the calls as the plain search leaves them
+    assert np.isnan(dropped.action_values[calls]).all()
+    assert np.array_equal(dropped.action_values[~calls], searched.action_values[~calls], equal_nan=True)
+    assert not np.isnan(searched.action_values[calls]).all()  # the original is untouched
+
+
+def test_targets_are_one_hot_or_the_softmax_of_the_action_values():
     nan = np.nan
     values = np.full((3, 42), nan, dtype=np.float32)
     values[0, [3, 7]] = [1.0, 0.0]  # a searched choice between two cards
@@ -64,7 +89,7 @@ def test_targets_are_one_hot_or_the_softmax_of_the_card_values():
         obs=np.zeros((3, 4), np.float32),
         masks=np.ones((3, 42), np.int8),
         actions=np.array([3, 35, 1]),
-        card_values=values,
+        action_values=values,
         values=np.zeros(3, np.float32),
         policy=np.zeros((3, 42), np.float32),
     )
