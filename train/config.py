@@ -138,6 +138,10 @@ class EvalConfig:
     final_deal_set: str = _f("test960", "deal set of the final report")
     final_deals: int = _f(960, "deals of final_deal_set played in the final report")
     workers: int = _f(2, "processes playing evaluation games")
+    opponents: tuple[str, ...] = _f(
+        ("heuristic",),
+        "agents (names or spec files) every evaluation plays beside the champion, e.g. [heuristic, search]",
+    )
     promote: bool = _f(True, "test the policy against the champion at each evaluation and promote it when better")
     # Each test gets a share, so the chance of any false promotion in the run stays at most this.
     promotion_alpha: float = _f(0.025, "the false-promotion rate a whole run spends over its tests, in (0, 0.5)")
@@ -533,6 +537,12 @@ def _validate_eval(e: EvalConfig) -> None:
     _need(e.every >= 0, "eval.every", e.every, ">= 0 (0: only the final evaluation)")
     _need(e.workers >= 1, "eval.workers", e.workers, ">= 1")
     _number("eval.promotion_alpha", e.promotion_alpha, 0, 0.5, low_open=True, high_open=True)
+    _need(len(set(e.opponents)) == len(e.opponents), "eval.opponents", list(e.opponents), "without repeats")
+    for opp in e.opponents:
+        try:
+            resolve_spec(opp)
+        except AgentSpecError as err:
+            raise ConfigError(f"eval.opponents: {_one_line(err)}") from None
     for key, name, deals in (
         ("eval.deal_set", e.deal_set, e.deals),
         ("eval.final_deal_set", e.final_deal_set, e.final_deals),

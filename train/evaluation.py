@@ -260,7 +260,7 @@ def evaluate_run(
 
     Unless ``final``, the promotion test against the run's champion on ``cfg.eval.deal_set``
     (with the run's share of ``eval.promotion_alpha``; ``add_champion(candidate)`` when it
-    promotes), then duplicates against ``heuristic`` and the champion (not the champion when the
+    promotes), then duplicates against ``eval.opponents`` and the champion (not the champion when the
     promotion test already played it, or when it is this very policy) on ``deal_set`` (default
     the promotion set). Each result is stamped with ``steps`` (and ``expert_round``, the round of
     expert iteration it follows, when given) and recorded through ``scalar``
@@ -283,7 +283,7 @@ def evaluate_run(
         if expert_round is not None:
             res["expert_round"] = expert_round
         results.append(res)
-        tag = "heuristic" if opp == "heuristic" else "champion"
+        tag = Path(opp).stem if opp in e.opponents else "champion"  # "heuristic", "search", a spec file's name
         section = eval_section(ds, final)
         scalar(f"{section}/mean_vs_{tag}", res["mean"])
         scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
@@ -313,7 +313,7 @@ def evaluate_run(
         if log is not None:
             verdict = "promoted to champion" if entry["promoted"] else "not promoted"
             log(f"promotion at {where}: {verdict} (champion was {Path(champion_spec).name})")
-    for opp in ["heuristic"] + ([champion_spec] if champion_spec != "heuristic" else []):
+    for opp in [*e.opponents] + ([champion_spec] if champion_spec not in e.opponents else []):
         if promoting and opp == champion_spec:
             continue
         if opp == champion_spec and same_weights(bundle, champion_spec):

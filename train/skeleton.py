@@ -178,7 +178,7 @@ class RunFrame(ABC):
     def evaluate(
         self, deals: int, final: bool = False, deal_set: str | None = None, expert_round: int | None = None
     ) -> list[dict[str, Any]]:
-        """Duplicate evaluation of the current policy against ``heuristic`` and the champion; then,
+        """Duplicate evaluation of the current policy against ``eval.opponents`` and the champion; then,
         unless this is the final evaluation, the promotion rule (``train.evaluation.evaluate_run``):
         a promoted policy also joins the opponents as a champion. ``expert_round``: the
         evaluation after that round of expert iteration (its stamp)."""

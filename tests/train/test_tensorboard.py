@@ -25,6 +25,7 @@ TB_CFG = {
         "final_deal_set": "test960",
         "workers": 1,
         "promote": True,
+        "opponents": ["heuristic", "random"],
     },
     "pretrain": {"positions": 200, "epochs": 1},
 }
@@ -95,6 +96,10 @@ def test_development_and_test_evaluations_have_their_own_tags_at_their_steps(run
     assert final["heuristic"]["deal_set"] == "test960"
     assert scalars["eval/test/mean_vs_heuristic"] == [(256, pytest.approx(final["heuristic"]["mean"]))]
     assert all(len(scalars[t]) == 1 for t in scalars if t.startswith("eval/test/"))
+    # every opponent of eval.opponents at every evaluation, under its own name
+    assert [s for s, _ in scalars["eval/dev/mean_vs_random"]] == [128, 256]
+    assert scalars["eval/test/mean_vs_random"] == [(256, pytest.approx(final["random"]["mean"]))]
+    assert final["random"]["deal_set"] == "test960"
 
 
 def test_hyperparameters_are_recorded(run):

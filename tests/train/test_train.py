@@ -452,3 +452,12 @@ def test_warm_start_value_targets_follow_the_training_reward():
     win = collect(150, 1, RuleConfig(), 0.1, Reward("win"), False)[3]
     assert np.allclose(points / 44.0, diff) and np.abs(points).max() > 1.0
     assert set(np.unique(win)) <= {-1.0, 0.0, 1.0} and np.array_equal(win, np.sign(diff))
+
+
+def test_eval_opponents_are_agents_each_named_once():
+    cfg = config_from_dict({"eval": {"opponents": ["heuristic", "search", "tests/train/search4.json"]}})
+    assert cfg.eval.opponents == ("heuristic", "search", "tests/train/search4.json")
+    with pytest.raises(ConfigError, match="eval.opponents: unknown agent 'nobody'"):
+        config_from_dict({"eval": {"opponents": ["heuristic", "nobody"]}})
+    with pytest.raises(ConfigError, match="eval.opponents must be without repeats"):
+        config_from_dict({"eval": {"opponents": ["search", "search"]}})
