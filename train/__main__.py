@@ -5,6 +5,9 @@ Examples:
     python -m train --config configs/strong.yaml --set ppo.total_steps=2000000 --set seed=3
     python -m train --resume runs/default          # continue a killed run
     python -m train --backend rllib --config configs/rllib.yaml [--address auto|HOST:PORT]   # RLlib, Ray
+    python -m train curve runs/expert_s0 runs/expert_s1 --png runs/curve.png   # evaluations by round
+
+The subcommands ``calls``, ``distill``, ``expert`` and ``curve`` have their own ``--help``.
 
 Every input is checked before any work starts (the config and every file and deal set it names,
 ``train.config.validate``; the run folder; for ``--resume`` the saved config and a checkpoint):
@@ -23,6 +26,7 @@ from eval.cli import InputError, OneLineParser, check_output_dir, one_line
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import config_help, load_config
+from train.curve import main as curve_main
 from train.distill import main as distill_main
 from train.expert import main as expert_main
 from train.rllib import SCALE_HINT, ray_available
@@ -90,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         return distill_main(argv[1:])
     if argv and argv[0] == "expert":
         return expert_main(argv[1:])
+    if argv and argv[0] == "curve":
+        return curve_main(argv[1:])
     parser = OneLineParser(
         prog="python -m train",
         description="PPO self-play for Baloot.",

@@ -4,6 +4,8 @@ and the rounds inside a training run (promotion stamps, checkpoints, resume)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -207,3 +209,31 @@ def test_expert_settings_are_checked(tmp_path):
         config_from_dict({}, ["expert.teacher=nobody"])
     with pytest.raises(ConfigError, match="expert.rounds must be"):
         config_from_dict({}, ["expert.rounds=-1"])
+
+
+def test_the_curve_lists_every_rounds_evaluation_against_each_opponent(tmp_path, capsys):
+    from train.__main__ import main
+    from train.curve import run_points
+    from train.trainer import Trainer
+
+    cfg = _tiny(tmp_path, 2)
+    cfg = replace(cfg, eval=replace(cfg.eval, opponents=("heuristic", "random")))
+    with Trainer(cfg, quiet=True) as t:
+        t.run()
+        made = [e for e in t.evals if e["deal_set"] == cfg.eval.deal_set]
+    points = run_points(cfg.run_dir)
+    assert [(p.expert_round, p.mean) for p in points] == [(e["expert_round"], e["mean"]) for e in made]
+    for k in (1, 2):
+        fixed = sorted(p.opponent for p in points if p.expert_round == k and p.fixed)
+        assert fixed == ["heuristic", "random"]  # each opponent of eval.opponents after each round
+    champions = [p.opponent for p in points if not p.fixed]  # the promotion tests after heuristic's
+    assert all(Path(c).parent.name == "champions" for c in champions)
+    png = tmp_path / "out" / "curve.png"
+    assert main(["curve", cfg.run_dir, "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("round 1") + out.count("round 2") == len(points) and "random" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for bad in ([str(tmp_path / "nowhere")], [cfg.run_dir, "--png", str(tmp_path / "x.txt")]):
+        assert main(["curve", *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error:") and "\n" not in err
