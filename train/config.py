@@ -216,6 +216,11 @@ class ExpertConfig:
     augment: bool = _f(True, "rename the suits of each position at random (train.augment)")
     precision: str = _f("auto", "number format of the fit's matrix work (as pretrain.precision)")
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them")
+    aggregate: int = _f(
+        0,
+        "earlier rounds whose labels each round fits again beside its own (DAgger's aggregation; "
+        "kept in RUN_DIR/expert_labels); 0: the round's own labels only",
+    )
 
 
 @dataclass(frozen=True)
@@ -510,6 +515,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _number("expert.learning_rate", x.learning_rate, 0, low_open=True)
     _number("expert.value_weight", x.value_weight, 0)
     _need(x.workers >= 1, "expert.workers", x.workers, ">= 1")
+    _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
     try:
         resolve_spec(x.teacher)

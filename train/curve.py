@@ -66,7 +66,9 @@ def run_points(run_dir: str | Path) -> list[Point]:
             for e in data["evals"]
         ]
     except (KeyError, TypeError, ValueError, IndexError) as e:
-        raise CheckpointError(f"run {run_dir}: its checkpoint has no evaluation record ({type(e).__name__}: {e})") from None
+        raise CheckpointError(
+            f"run {run_dir}: its checkpoint has no evaluation record ({type(e).__name__}: {e})"
+        ) from None
     return [p for p in points if p.deal_set == dev]  # the final report's test set is not the curve
 
 

@@ -17,6 +17,10 @@ One round (``expert_round``):
    ``softmax(value / temperature)``), value to the outcome (``train.pretrain.fit_labelled``, in
    ``workers`` processes on the CPU).
 
+With ``aggregate`` > 0 a round fits its own labels together with those of the ``aggregate``
+rounds before it (DAgger's dataset aggregation: the positions of earlier policies stay in the
+training set, so a round cannot forget them), kept as ``.npz`` files in the run folder.
+
 Steps 1 and 2 are ``train.labels`` (the same labelling the warm start uses, with the learner
 playing). In a training run (``train.trainer.Trainer.expert_rounds``) each round is followed by
 the promotion test on ``eval.deal_set`` and a checkpoint, and PPO may follow the last round.
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +46,7 @@ from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.labels import TARGETS, Labels, label_parallel, tensors
 from train.pretrain import fit_labelled, fit_processes
 
+EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
 
 
@@ -71,16 +77,20 @@ def expert_round(
     reward: Reward,
     quiet: bool = False,
     device: torch.device | None = None,
-) -> dict[str, Any]:
-    """One round (module docstring) on ``net`` in place; returns its figures for the log. The
-    games are played by CPU copies of the network; the fit runs on ``device`` (default: where
-    ``net`` is)."""
+    earlier: Sequence[Labels] = (),
+) -> tuple[dict[str, Any], Labels]:
+    """One round (module docstring) on ``net`` in place; returns its figures for the log and
+    its labels. The games are played by CPU copies of the network; the fit runs on ``device``
+    (default: where ``net`` is), on the round's labels after the ``earlier`` rounds' ones
+    (``expert.aggregate``)."""
     t0 = time.perf_counter()
     labels = label_round(net, cfg, seed, rules, reward, quiet)
     t_label = time.perf_counter() - t0
     if device is not None:
         net.to(device)
     stats: dict[str, Any] = {"positions": len(labels), **labels.figures()}
+    fitted = Labels.join([*earlier, labels]) if earlier else labels
+    stats["fitted"] = len(fitted)
 
     def after_epoch(epoch: int, means: dict[str, float]) -> None:
         stats.update(means)
@@ -92,10 +102,10 @@ def expert_round(
                 flush=True,
             )
 
-    fit_labelled(net, tensors(labels, cfg.temperature, cfg.targets), cfg, seed, after_epoch, fit_processes(cfg, net))
+    fit_labelled(net, tensors(fitted, cfg.temperature, cfg.targets), cfg, seed, after_epoch, fit_processes(cfg, net))
     stats["label_seconds"] = t_label
     stats["seconds"] = time.perf_counter() - t0
-    return stats
+    return stats, labels
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,9 +88,9 @@ class Labels:
     FIELDS = ("obs", "masks", "actions", "action_values", "values", "policy")
 
     def save(self, path: str | Path) -> None:
-        """An ``.npz`` of the fields, written atomically."""
+        """A compressed ``.npz`` of the fields (observations are mostly 0 and 1), written atomically."""
         buf = io.BytesIO()
-        np.savez(buf, **{f: getattr(self, f) for f in self.FIELDS})
+        np.savez_compressed(buf, **{f: getattr(self, f) for f in self.FIELDS})
         write_bytes_atomic(Path(path), buf.getvalue())
 
     @staticmethod

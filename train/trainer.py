@@ -29,8 +29,9 @@ from train.checkpoint import (
 )
 from train.config import TrainConfig, load_config, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
-from train.expert import EXPERT_SEED_OFFSET, expert_round
+from train.expert import EXPERT_LABELS, EXPERT_SEED_OFFSET, expert_round
 from train.hardware import device_of, hardware_words
+from train.labels import Labels
 from train.learners import Helpers, start_helpers
 from train.ppo import build_learner, learner_state, restore_learner
 from train.pretrain import pretrain
@@ -165,11 +166,17 @@ class Trainer(RunFrame):
                 )
             device = device_of(self.net)
             self.net.cpu()  # the round's games are played on the CPU; the fit goes back to the device
+            kept = self.run_dir / EXPERT_LABELS
+            earlier = [Labels.load(kept / f"round_{j:03d}.npz") for j in range(max(1, k - x.aggregate), k)]
             try:
                 seed = self.cfg.seed + EXPERT_SEED_OFFSET * k
-                stats = expert_round(self.net, x, seed, e.rules, reward, quiet=self.quiet, device=device)
+                stats, labels = expert_round(
+                    self.net, x, seed, e.rules, reward, quiet=self.quiet, device=device, earlier=earlier
+                )
             finally:
                 self.net.to(device)
+            if x.aggregate:
+                labels.save(kept / f"round_{k:03d}.npz")
             for key, value in stats.items():
                 self.model.logger.record(f"expert/{key}", value)
             self.expert_stats.append({"round": k, **stats})
@@ -178,6 +185,9 @@ class Trainer(RunFrame):
             if self.helpers is not None:
                 self.helpers.set_weights(self.model.policy.state_dict())
             self.checkpoint()
+            for old in kept.glob("round_*.npz"):  # after the checkpoint: a resumed round finds its earlier ones
+                if int(old.stem[6:]) <= k - x.aggregate:
+                    old.unlink()
 
     def _init_from(self, path: str) -> None:
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""

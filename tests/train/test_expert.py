@@ -202,11 +202,41 @@ def test_a_run_plays_its_rounds_before_ppo_and_a_killed_run_resumes_at_its_round
     assert all(torch.equal(a, b) for a, b in zip(straight.net.parameters(), resumed.net.parameters(), strict=True))
 
 
+def test_aggregated_rounds_fit_the_earlier_labels_again_and_a_resumed_run_finds_them(tmp_path):
+    """expert.aggregate 1: round 2 fits round 1's labels beside its own; the kept files are the
+    ones the next round needs; a run stopped after round 1 and resumed ends with the same weights."""
+    from train.trainer import Trainer
+
+    def tiny(folder, rounds):
+        cfg = _tiny(folder, rounds)
+        return replace(cfg, expert=replace(cfg.expert, aggregate=1))
+
+    straight = Trainer(tiny(tmp_path / "a", 2), quiet=True)
+    straight.run()
+    straight.close()
+    first, second = straight.expert_stats
+    assert first["fitted"] == first["positions"] and second["fitted"] == first["positions"] + second["positions"]
+    kept = sorted(p.name for p in (tmp_path / "a" / "run" / "expert_labels").iterdir())
+    assert kept == ["round_002.npz"]  # round 1's labels are no longer needed
+
+    stopped = Trainer(tiny(tmp_path / "b", 1), quiet=True)
+    stopped.run()
+    stopped.close()
+    assert (tmp_path / "b" / "run" / "expert_labels" / "round_001.npz").is_file()
+    resumed = Trainer(tiny(tmp_path / "b", 2), resume=True, quiet=True)
+    resumed.run()
+    resumed.close()
+    assert resumed.expert_stats[1]["fitted"] == second["fitted"]
+    assert all(torch.equal(a, b) for a, b in zip(straight.net.parameters(), resumed.net.parameters(), strict=True))
+
+
 def test_expert_settings_are_checked(tmp_path):
     with pytest.raises(ConfigError, match="expert.learner_share must be"):
         config_from_dict({}, ["expert.learner_share=1.5"])
     with pytest.raises(ConfigError, match="expert.teacher"):
         config_from_dict({}, ["expert.teacher=nobody"])
+    with pytest.raises(ConfigError, match="expert.aggregate must be"):
+        config_from_dict({}, ["expert.aggregate=-1"])
     with pytest.raises(ConfigError, match="expert.rounds must be"):
         config_from_dict({}, ["expert.rounds=-1"])
 
