@@ -60,7 +60,7 @@ def main() -> None:
             f = labels.figures()
             print(
                 f"{teacher}, {workers} worker(s): {len(labels) / dt:,.0f} positions/s "
-                f"({len(labels) / dt / workers:,.0f} per worker), {f['searched_share']:.0%} searched card choices, "
+                f"({len(labels) / dt / workers:,.0f} per worker), {f['searched_share']:.0%} searched choices, "
                 f"{f['tied_share']:.0%} of them tied",
                 flush=True,
             )

@@ -325,10 +325,14 @@ def test_well_formed_evaluations_of_every_writer_load(tmp_path):
     assert "evaluations" not in load_policy(folder).manifest
 
 
-def test_the_shipped_champion_loads(caplog):
+@pytest.mark.parametrize("name", ["champion", "strong"])
+def test_the_shipped_bundles_load_with_their_test_set_figures(name, caplog):
+    """The champion and the previous one (where configs/expert.yaml starts) verify, and loading
+    one logs its recorded figures against heuristic on test960."""
     caplog.set_level(logging.INFO, logger="baloot.bundle")
-    p = load_policy(REPO / "policies" / "champion")
-    assert p.manifest["manifest_sha256"] and p.name.startswith("strong")
+    p = load_policy(REPO / "policies" / name)
+    assert p.manifest["manifest_sha256"]
+    assert any(e["opponent"] == "heuristic" and e["deal_set"] == "test960" for e in p.manifest["evaluations"])
     assert any("vs heuristic" in r.getMessage() for r in caplog.records)
 
 
