@@ -103,8 +103,9 @@ def plot_points(points: list[Point], path: str | os.PathLike[str]) -> bool:
     series: dict[tuple[str, str], list[Point]] = {}
     for p in drawn:
         series.setdefault((p.run, p.opponent), []).append(p)
-    for (run, opponent), ps in series.items():
-        xs = [x_of[(p.expert_round is None, p.expert_round or 0, p.step)] for p in ps]
+    for n, ((run, opponent), ps) in enumerate(series.items()):
+        shift = 0.05 * (n - (len(series) - 1) / 2)  # side by side, so the intervals do not hide each other
+        xs = [x_of[(p.expert_round is None, p.expert_round or 0, p.step)] + shift for p in ps]
         ys = [p.mean for p in ps]
         err = [[p.mean - p.ci95[0] for p in ps], [p.ci95[1] - p.mean for p in ps]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=f"{Path(run).name} vs {Path(opponent).name}")
