@@ -68,8 +68,9 @@ UNVALUED = np.float32(np.nan)  # a value the teacher did not give (not a searche
 class Labels:
     """Labelled positions: observations (with the privileged part when the critic has it),
     legal masks, the teacher's action, the teacher's value of every legal action of a searched
-    choice (cards, or calls when the teacher searches them; ``UNVALUED`` elsewhere), the value target (the hand's reward, acting team) and the
-    learner's policy at the position (its masked softmax; zeros where the teacher played)."""
+    choice (cards, or calls when the teacher searches them; ``UNVALUED`` elsewhere), the value
+    target (the hand's reward, acting team) and the learner's policy at the position (its masked
+    softmax; zeros where the teacher played)."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -142,11 +143,12 @@ class Labels:
 
         "improve": a policy-improvement step on the learner's own policy pi (needs it: the
         learner played): ``pi(a) * exp((value(a) - best value) / soft_temperature)``,
-        normalised, over a searched choice's legal actions; pi itself at every other position
-        (forced cards, and calls unless the teacher searches them). Cards the teacher scores alike (a third of its choices tie
-        exactly: game points are rounded) keep the learner's preference among them, instead of
-        the teacher's tie-break or a uniform spread; a card the teacher finds worse by many
-        temperatures loses its weight.
+        normalised, over a searched choice's legal actions; pi itself at every other
+        position (forced cards, and calls unless the teacher searches them). Cards the
+        teacher scores alike (a third of its choices tie exactly: game points are rounded)
+        keep the learner's preference among them, instead of the teacher's tie-break or a
+        uniform spread; a card the teacher finds worse by many temperatures loses its
+        weight.
         """
         if rule == "improve":
             return self._improved(soft_temperature)
