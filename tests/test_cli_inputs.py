@@ -44,6 +44,7 @@ TINY = {
         "promote": False,
     },
     "pretrain": {"positions": 0},
+    "expert": {"rounds": 0},
 }
 
 

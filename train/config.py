@@ -86,7 +86,7 @@ class PPOConfig:
     ent_coef: float = _f(0.003, "weight of the entropy bonus")
     vf_coef: float = _f(0.5, "weight of the value loss")
     max_grad_norm: float = _f(0.5, "gradients are clipped to this norm")
-    total_steps: int = _f(4_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
+    total_steps: int = _f(2_000_000, "learner decisions of PPO (0: warm start and evaluation only)")
     precision: str = _f(
         "auto",
         "number format of the update's matrix work: 'fp32', 'bf16' (autocast, train.policy.BalootPolicy), "
@@ -193,8 +193,8 @@ class ExpertConfig:
     learner's own games are labelled by a lookahead teacher and fitted, then tested for
     promotion on ``eval.deal_set``; ``rounds: 0`` is off."""
 
-    rounds: int = _f(0, "rounds of play, label, fit and promotion test (0: no expert iteration)")
-    positions: int = _f(200_000, "positions of the learner's games labelled per round")
+    rounds: int = _f(1, "rounds of play, label, fit and promotion test (0: no expert iteration)")
+    positions: int = _f(50_000, "positions of the learner's games labelled per round")
     teacher: str = _f(
         "search",
         "the lookahead teacher: an agent spec whose decide() values the cards, and the calls if it searches them ('search', a file)",

@@ -64,6 +64,7 @@ def test_a_run_under_other_rules_evaluates_promotes_and_bundles_under_them(tmp_p
         "env": {"rules": OTHER.changes()},
         "eval": {"every": 128, "deals": 4, "final_deals": 4, "workers": 1, "promote": True},
         "pretrain": {"positions": 300, "epochs": 1},
+        "expert": {"rounds": 0},
     }
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -28,6 +28,7 @@ TB_CFG = {
         "opponents": ["heuristic", "random"],
     },
     "pretrain": {"positions": 200, "epochs": 1},
+    "expert": {"rounds": 0},
 }
 
 

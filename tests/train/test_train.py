@@ -21,6 +21,7 @@ TINY = {
     "checkpoint_every": 128,
     "eval": {"every": 0, "deals": 2, "final_deals": 2, "workers": 1, "promote": False},
     "pretrain": {"positions": 300, "epochs": 1},
+    "expert": {"rounds": 0},
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from train.config import config_from_dict, load_config
-from train.evaluation import planned_evaluations, promotion_alpha_per_test
+from train.evaluation import planned_evaluations, planned_tests, promotion_alpha_per_test
 from train.trainer import Trainer
 
 RUN = {
@@ -27,13 +27,15 @@ RUN = {
         "promotion_alpha": 0.02,
     },
     "pretrain": {"positions": 0},
+    "expert": {"rounds": 0},
 }
 
 
 @pytest.mark.parametrize(
     "total, rollout, every, expected",
     [
-        (4_000_000, 4096, 2_000_000, 2),  # configs/default.yaml: tests at 2M and 4M
+        (4_000_000, 4096, 2_000_000, 2),  # tests at 2M and 4M
+        (2_000_000, 4096, 2_000_000, 1),  # configs/default.yaml's PPO: a test at 2M
         (1_000_000, 4096, 250_000, 4),  # configs/rllib.yaml: tests at 250k, 500k, 750k, 1M
         (4_500_000, 4096, 1_500_000, 3),  # configs/strong.yaml
         (500, 128, 160, 3),  # updates end at 128, 256, ..., 512: due at 160, 320, 480
@@ -46,10 +48,9 @@ def test_planned_evaluations_replay_the_schedule(total, rollout, every, expected
 
 
 def test_the_shipped_configs_plan_what_the_docs_say():
-    for name, tests in (("configs/default.yaml", 2), ("configs/strong.yaml", 3)):
-        cfg = load_config(name)
-        p = cfg.ppo
-        assert planned_evaluations(p.total_steps, p.n_envs * p.n_steps, cfg.eval.every) == tests
+    # default.yaml: after its expert round and at 2M; strong.yaml: at 1.5M, 3M, 4.5M; expert.yaml: after each round
+    for name, tests in (("configs/default.yaml", 2), ("configs/strong.yaml", 3), ("configs/expert.yaml", 4)):
+        assert planned_tests(load_config(name)) == tests, name
     assert promotion_alpha_per_test(0.025, 4) == pytest.approx(0.00625)
     assert promotion_alpha_per_test(0.025, 0) == 0.025
 

@@ -63,6 +63,7 @@ KILL_CFG = {
         "promote": True,
     },
     "pretrain": {"positions": 200, "epochs": 1, "workers": 1, "augment": False},
+    "expert": {"rounds": 0},
 }
 
 

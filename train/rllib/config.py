@@ -111,7 +111,9 @@ def validate_rllib(cfg: RLlibTrainConfig, *, fresh: bool = True) -> None:
     )
 
 
-RLLIB_PPO = {"processes": 1}  # the RLlib backend's, where a file leaves it out
+# The RLlib backend's own defaults, where a file leaves them out: the SB3 backend's learner
+# processes are not RLlib's, and expert iteration runs on the SB3 backend only.
+RLLIB_DEFAULTS: dict[str, dict[str, Any]] = {"ppo": {"processes": 1}, "expert": {"rounds": 0}}
 
 
 def load_rllib_config(
@@ -120,18 +122,19 @@ def load_rllib_config(
     """Read a YAML config for the RLlib backend, apply ``section.key=value`` overrides, validate.
 
     Keys the file leaves out take ``TrainConfig``'s defaults (``configs/default.yaml``) and
-    ``RayConfig``'s, except ``RLLIB_PPO``'s: the SB3 backend's learner processes are not RLlib's. ``configs/NAME.yaml`` is found in the package when no such file
-    exists here.
+    ``RayConfig``'s, except ``RLLIB_DEFAULTS``'s (one learner process, no expert rounds).
+    ``configs/NAME.yaml`` is found in the package when no such file exists here.
 
     Raises:
         ConfigError: a missing or unreadable file, bad YAML, an unknown key, or a value out of
             range; one line naming the key.
     """
     data = apply_overrides(read_config_file(path), overrides)
-    ppo = data.setdefault("ppo", {})
-    if isinstance(ppo, dict):  # anything else: from_mapping says what is wrong
-        for key, value in RLLIB_PPO.items():
-            ppo.setdefault(key, value)
+    for name, defaults in RLLIB_DEFAULTS.items():
+        section = data.setdefault(name, {})
+        if isinstance(section, dict):  # anything else: from_mapping says what is wrong
+            for key, value in defaults.items():
+                section.setdefault(key, value)
     cfg = from_mapping(RLlibTrainConfig, data, CONFIG_KEY)
     validate_rllib(cfg, fresh=fresh)
     return cfg
