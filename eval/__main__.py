@@ -19,7 +19,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.registry import AgentSpecError, known_agents, resolve_spec
+from agents.registry import AgentSpecError, known_agents, make_agent
 from baloot_io.atomic import write_json_atomic
 from eval.cli import (
     CONFIG_HELP,
@@ -85,9 +85,10 @@ def _check_common(args: argparse.Namespace) -> tuple[DealSet, DealSet]:
 
 
 def _check_agents(specs: list[str], flag: str) -> None:
+    """Each agent built once here, a bundle's weights and net spec verified, before any work."""
     for spec in specs:
         try:
-            resolve_spec(spec)
+            make_agent(spec)
         except AgentSpecError as e:
             raise InputError(f"{flag} {spec}: {one_line(e)}") from None
 

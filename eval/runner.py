@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import Agent
-from agents.registry import make_agent, policy_bundles
+from agents.registry import AgentSpecError, make_agent, policy_bundles
 from baloot_env.deal import Deal, parse_deal
 from baloot_env.rules import RuleConfig
 from eval.deals import DealSet
@@ -122,9 +122,17 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _worker_init(parent: int, torch_threads: int, *init_args: Any) -> None:
-    """Pool initializer: die with the parent, build the agents, limit torch's threads."""
+    """Pool initializer: die with the parent, build the agents, limit torch's threads.
+
+    An agent that fails to build is not raised here: the pool would start a new worker for
+    ever. It is kept, and the worker's first task raises it in the parent, which ends the pool.
+    """
     _die_with_parent(parent)
-    _init(*init_args)
+    try:
+        _init(*init_args)
+    except Exception as e:  # any failure: the parent gets it as the agent's error
+        _CTX.clear()
+        _CTX["failed"] = f"a worker could not build its agents: {type(e).__name__}: {e}"
     _set_torch_threads(torch_threads)
 
 
@@ -188,6 +196,8 @@ def play_task(task: Task, a: Agent, b: Agent, deals: tuple[Deal, ...], seed: int
 
 def _task(task: Task) -> tuple[Task, Any]:
     c = _CTX
+    if "failed" in c:
+        raise AgentSpecError(c["failed"])
     return task, play_task(task, c["a"], c["b"], c["deals"], c["seed"], c["rules"])
 
 
@@ -267,6 +277,9 @@ def run_duplicate(
         from eval.ray_runner import require_ray, run_tasks
 
         require_ray()  # before any work
+    if ray is not None or workers > 1:  # built and verified here first: a bad one fails before any worker starts
+        make_agent(spec_a, seed)
+        make_agent(spec_b, seed)
     tasks = plan_tasks(lo, hi, matches)
     init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
     bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}" + (" (ray)" if ray else ""))

@@ -304,3 +304,46 @@ def test_the_real_commands_refuse_in_one_line(argv, match, places):
     proc = subprocess.run([sys.executable, *_fill(argv, places)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert_refused(proc.returncode, proc.stderr, match)
     assert not (places / "run").exists()
+
+
+# ---------------------------------------------------------------------- agents that fail in a worker
+def _flipped_champion(folder: Path) -> Path:
+    """A copy of the shipped champion with one flipped byte in its weights: its spec resolves,
+    its build fails (the checksum)."""
+    import shutil
+
+    bundle = folder / "flipped"
+    shutil.copytree(ROOT / "policies" / "champion", bundle)
+    data = bytearray((bundle / "weights.pt").read_bytes())
+    data[200] ^= 0x01
+    (bundle / "weights.pt").write_bytes(bytes(data))
+    return bundle
+
+
+@pytest.mark.parametrize("command", [[], ["promote", "--candidate"]], ids=["eval", "promote"])
+def test_a_bundle_that_fails_to_build_is_refused_with_two_workers(command, tmp_path):
+    """It passed the up-front check and hung the pool (workers restarted for ever)."""
+    bundle = str(_flipped_champion(tmp_path))
+    argv = [*command, bundle] if command else ["--a", bundle]
+    if not command:
+        argv += ["--b", "heuristic"]
+    argv += ["--deal-set", "small", "--workers", "2", "--quiet"]
+    if command:
+        argv += ["--champion", "heuristic", "--history", str(tmp_path / "h.jsonl")]
+    proc = subprocess.run([sys.executable, "-m", "eval", *argv], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert_refused(proc.returncode, proc.stderr, r"weights.pt has SHA-256 .* corrupt or was replaced")
+    assert not (tmp_path / "h.jsonl").exists()
+
+
+def test_a_worker_that_cannot_build_its_agents_fails_its_first_task_in_the_parent(monkeypatch):
+    """The pool's initializer keeps the error instead of raising it (which would restart the
+    worker for ever); the first task raises it, and the parent's pool ends."""
+    import eval.runner as runner
+    from agents.registry import AgentSpecError
+    from baloot_env.rules import RuleConfig
+
+    monkeypatch.setattr(runner, "_die_with_parent", lambda parent: None)
+    monkeypatch.setattr(runner, "_CTX", {})
+    runner._worker_init(0, 1, "alphabaloot", "heuristic", [], 0, RuleConfig())
+    with pytest.raises(AgentSpecError, match="a worker could not build its agents: AgentSpecError: .*alphabaloot"):
+        runner._task(("deals", 0, 1))
