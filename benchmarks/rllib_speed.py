@@ -33,6 +33,7 @@ import torch
 
 BASE = [
     "pretrain.positions=0",
+    "expert.rounds=0",
     "eval.every=0",
     "eval.promote=false",
     "checkpoint_every=100000000",

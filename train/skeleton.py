@@ -201,7 +201,7 @@ class RunFrame(ABC):
 
     # ------------------------------------------------------------------ run and finish
     def expert_rounds(self) -> None:
-        """Expert iteration before PPO (``expert.rounds``); none by default (the SB3 backend has it)."""
+        """Expert iteration before PPO (``expert.rounds``): none in this frame (the SB3 backend has it)."""
         return None
 
     def run(self) -> dict[str, Any]:
