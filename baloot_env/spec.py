@@ -1,17 +1,21 @@
 """The README's generated tables (action table R9, observation pieces).
 
-``python -m baloot_env.spec`` rewrites the README sections between the GENERATED markers;
-``tests/baloot_env/test_spec_docs.py`` fails when the README and the code drift apart.
+``python -m baloot_env.spec [README]`` rewrites the README sections between the GENERATED
+markers (atomically, and only when a table changed); ``tests/baloot_env/test_spec_docs.py``
+fails when the README and the code drift apart. A path that is not a README with those
+sections gets one line and exit code 2, and the file is left as it was.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
 
 from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_table
 from baloot_env.observation import observation_table_markdown
+from baloot_io.atomic import write_text_atomic
 
 
 def action_table_markdown() -> str:
@@ -44,12 +48,32 @@ def render_readme(text: str) -> str:
     return text
 
 
-def main() -> None:
-    path = Path(sys.argv[1] if len(sys.argv) > 1 else "README.md")
-    new = render_readme(path.read_text())
-    path.write_text(new)
-    print(f"updated {path}")
+MAX_README_BYTES = 4 << 20  # a README is far smaller; anything larger is not one
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m baloot_env.spec", description="Rewrite the README's generated tables from the code."
+    )
+    p.add_argument("readme", nargs="?", default="README.md", help="the README to update (default README.md)")
+    path = Path(p.parse_args(argv).readme)
+    try:
+        if not path.is_file():
+            raise ValueError(f"{path} is not a file")
+        if path.stat().st_size > MAX_README_BYTES:
+            raise ValueError(f"{path} is over {MAX_README_BYTES >> 20} MiB: not a README")
+        text = path.read_text(encoding="utf-8")
+        new = render_readme(text)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if new == text:
+        print(f"{path}: the generated tables are up to date")
+        return 0
+    write_text_atomic(path, new)
+    print(f"updated {path}: the generated tables were rewritten")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
