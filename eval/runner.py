@@ -277,9 +277,6 @@ def run_duplicate(
         from eval.ray_runner import require_ray, run_tasks
 
         require_ray()  # before any work
-    if ray is not None or workers > 1:  # built and verified here first: a bad one fails before any worker starts
-        make_agent(spec_a, seed)
-        make_agent(spec_b, seed)
     tasks = plan_tasks(lo, hi, matches)
     init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
     bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}" + (" (ray)" if ray else ""))

@@ -347,3 +347,15 @@ def test_a_worker_that_cannot_build_its_agents_fails_its_first_task_in_the_paren
     runner._worker_init(0, 1, "alphabaloot", "heuristic", [], 0, RuleConfig())
     with pytest.raises(AgentSpecError, match="a worker could not build its agents: AgentSpecError: .*alphabaloot"):
         runner._task(("deals", 0, 1))
+
+
+def test_a_pool_whose_workers_cannot_build_an_agent_ends_with_its_error(tmp_path):
+    """run_duplicate itself, as training's evaluations call it (no up-front check): the error,
+    not a pool that restarts its workers for ever."""
+    from agents.registry import AgentSpecError
+    from eval.deals import load_named
+    from eval.runner import run_duplicate
+
+    bundle = str(_flipped_champion(tmp_path))
+    with pytest.raises(AgentSpecError, match="a worker could not build its agents: .*weights.pt has SHA-256"):
+        run_duplicate(bundle, "heuristic", load_named("small"), workers=2, hi=4, matches=False, other_rules=True)
