@@ -166,11 +166,18 @@ def run_main(argv: list[str]) -> int:
     return 0
 
 
+PROMOTE_EXIT = (
+    "Exit status: 0 promoted (the pointer now names the candidate), 1 not promoted (the pointer is"
+    " not written), 2 bad input (one line, before any deal is played)."
+)
+
+
 def promote_main(argv: list[str]) -> int:
 
     p = OneLineParser(
         prog="python -m eval promote",
-        description="Promote the candidate if it beats the champion in duplicate (lower 95%% bound above 0).",
+        description="Promote the candidate if it beats the champion in duplicate (lower 95% bound above 0).",
+        epilog=PROMOTE_EXIT,
     )
     p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
     p.add_argument("--candidate", required=True, help=AGENT_HELP)
@@ -224,7 +231,8 @@ def promote_main(argv: list[str]) -> int:
         f" [{lo:+.3f}, {hi:+.3f}] over {entry['deals']} deals (look {entry['look']}/{entry['looks']},"
         f" {entry['decision']}); deal set {entry['deal_set']} sha256 {entry['checksum'][:16]}..."
     )
-    print(f"pointer: {entry['pointer']}\nhistory: {entry['history']}")
+    moved = "moved to the candidate" if entry["promoted"] else "not written"
+    print(f"pointer: {entry['pointer']} ({moved})\nhistory: {entry['history']} (the test appended)")
     return 0 if entry["promoted"] else 1
 
 

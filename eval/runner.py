@@ -171,9 +171,11 @@ def _run_pool(
 
 
 def _units(task: Task) -> int:
-    """Deals a task plays (its share of the progress bar)."""
-    deals: int = task[2] - task[1] if task[0] == "deals" else task[3] - task[2]
-    return deals
+    """Hands a task plays at most, its share of the progress bar: a chunk plays each of its deals
+    at both tables, a match chain each deal of its range once (at its one seating, until the
+    matches end)."""
+    hands: int = 2 * (task[2] - task[1]) if task[0] == "deals" else task[3] - task[2]
+    return hands
 
 
 def plan_tasks(lo: int, hi: int, matches: bool) -> list[Task]:
@@ -303,7 +305,7 @@ def run_duplicate(
 
 
 class _Progress:
-    """tqdm on stderr when available, else a log line every 10%."""
+    """tqdm on stderr when available, else a log line every 10%; it counts hands played (``_units``)."""
 
     def __init__(self, total: int, enabled: bool, label: str):
         self.total, self.done, self.enabled, self.label = total, 0, enabled, label
@@ -314,7 +316,7 @@ class _Progress:
                 # optional dependency: tqdm (the train and eval extras)
                 from tqdm import tqdm
 
-                self.bar = tqdm(total=total, desc=label, unit="deal", file=sys.stderr, leave=False)
+                self.bar = tqdm(total=total, desc=label, unit="hand", file=sys.stderr, leave=False)
             except ImportError:
                 self.bar = None
 
@@ -323,7 +325,7 @@ class _Progress:
         if self.bar is not None:
             self.bar.update(n)
         elif self.enabled and self.done >= self.next_log * self.total:
-            print(f"[eval] {self.label}: {self.done}/{self.total}", file=sys.stderr, flush=True)
+            print(f"[eval] {self.label}: {self.done}/{self.total} hands", file=sys.stderr, flush=True)
             self.next_log += 0.1
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ again, exactly, by the resumed run.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -184,6 +185,17 @@ def try_promotion(
     if not entry["promoted"]:
         shutil.rmtree(stable, ignore_errors=True)
     return entry
+
+
+def promotion_counts(run_dir: Path) -> dict[str, int]:
+    """How many promotion tests the run made (its history's entries) and how many promoted."""
+    path = Path(run_dir) / HISTORY
+    entries = (
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if path.is_file()
+        else []
+    )
+    return {"tests": len(entries), "promoted": sum(bool(e.get("promoted")) for e in entries)}
 
 
 def promotion_state(run_dir: Path) -> dict[str, Any]:

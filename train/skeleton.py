@@ -30,7 +30,7 @@ import torch
 
 from baloot_io.atomic import remove_stale_temps, write_json_atomic
 from train.checkpoint import RunLock
-from train.evaluation import evaluate_run
+from train.evaluation import evaluate_run, promotion_counts
 
 SCHEDULE = ("snapshot", "eval", "log", "checkpoint")  # what runs after an update, in this order
 
@@ -238,6 +238,7 @@ class RunFrame(ABC):
             "final_evaluation": final,
             "bundle": str(bundle),
             "champion": json.loads((self.run_dir / "champion.json").read_text())["champion"],
+            "promotions": promotion_counts(self.run_dir),
         }
         write_json_atomic(self.run_dir / "summary.json", summary)
         print(format_summary(summary), file=sys.stdout, flush=True)
@@ -283,6 +284,16 @@ def format_summary(s: dict[str, Any]) -> str:
             m = ev["matches"]
             lines.append(f"    matches to 152: {m['a_wins']}/{m['played']} won")
     lines.append(f"  policy bundle     : {s['bundle']}")
-    lines.append(f"  champion          : {s['champion']}")
+    lines.append(f"  champion          : {s['champion']}{_promotion_note(s.get('promotions'))}")
     lines.append(f"  tensorboard       : tensorboard --logdir {s['run_dir']}/tb")
     return "\n".join(lines)
+
+
+def _promotion_note(counts: dict[str, int] | None) -> str:
+    """What the champion line means: how many of the run's promotion tests passed."""
+    if not counts or not counts["tests"]:
+        return " (no promotion test in this run)"
+    tests, promoted = counts["tests"], counts["promoted"]
+    if not promoted:
+        return f" (none of the {tests} promotion test(s) passed: the trained policy was not shown better)"
+    return f" ({promoted} of {tests} promotion test(s) passed)"

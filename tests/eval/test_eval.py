@@ -284,3 +284,21 @@ def test_each_pool_worker_runs_torch_on_the_asked_threads():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["1", "3"]
+
+
+@pytest.mark.parametrize("matches", [True, False], ids=["matches", "no-matches"])
+def test_the_progress_bar_counts_the_hands_played(small, matches, monkeypatch):
+    import eval.runner as runner
+
+    bars = []
+
+    class Recording(runner._Progress):
+        def __init__(self, total, enabled, label):
+            super().__init__(total, False, label)
+            bars.append(self)
+
+    monkeypatch.setattr(runner, "_Progress", Recording)
+    out = run_duplicate("heuristic", "random", small, hi=40, matches=matches)
+    played = 2 * len(out.records) + sum(m.deals for m in out.matches) + sum(out.left_over)
+    (bar,) = bars
+    assert bar.total == bar.done == played == (4 if matches else 2) * 40  # hands, not deals counted twice

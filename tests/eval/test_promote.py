@@ -85,3 +85,22 @@ def test_cli_promote_exit_codes(league_dir, capsys):
     assert main(["promote", "--candidate", str(tmp_path / "heur.json"), *args]) == 0
     assert "PROMOTED" in capsys.readouterr().out
     assert json.loads((tmp_path / "champion.json").read_text())["champion"] == "heur.json"
+
+
+def test_cli_promote_says_when_the_pointer_is_not_written(tmp_path, capsys):
+    pointer = tmp_path / "new" / "champion.json"  # no pointer yet: the champion is an agent name
+    args = ["--champion", "heuristic", "--pointer", str(pointer), "--deal-set", "small", "--deals", "32"]
+    assert main(["promote", "--candidate", "random", *args, "--looks", "2", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert f"pointer: {pointer} (not written)" in out and not pointer.exists()
+    assert main(["promote", "--candidate", "heuristic", "--champion", "random", "--pointer", str(pointer),
+                 "--deal-set", "small", "--deals", "32", "--looks", "2", "--quiet"]) == 0  # fmt: skip
+    assert f"pointer: {pointer} (moved to the candidate)" in capsys.readouterr().out and pointer.exists()
+
+
+def test_cli_promote_help_says_its_exit_statuses(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["promote", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0 and "95% bound" in out and "%%" not in out
+    assert "0 promoted" in out and "1 not promoted" in out and "2 bad input" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -286,12 +288,42 @@ def test_cli_tiny_run_writes_checkpoint_tensorboard_config_and_bundle(tmp_path, 
     assert {"charts", "losses", "eval", "selfplay", "pretrain"} <= sections
     assert "train" not in sections  # SB3's train/* written once, as losses/* (tests/train/test_tensorboard.py)
     assert latest_checkpoint(run).is_file()
-    summary = (run / "summary.json").read_text()
-    assert '"final_evaluation"' in summary
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["final_evaluation"]
+    history_file = run / "promotions.jsonl"
+    history = [json.loads(line) for line in history_file.read_text().splitlines()] if history_file.exists() else []
+    tests, promoted = len(history), sum(e["promoted"] for e in history)
+    assert summary["promotions"] == {"tests": tests, "promoted": promoted}
     agent = load_policy(run / "bundles" / "final")
     assert agent.manifest["evaluations"][0]["opponent"] == "heuristic"
-    assert "duplicate vs heuristic" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "duplicate vs heuristic" in out
+    champion_line = next(line for line in out.splitlines() if line.strip().startswith("champion "))
+    assert _promotion_words(tests, promoted) in champion_line, champion_line
     assert main(["--config", str(tmp_path / "nope.yaml")]) == 2
+
+
+def _promotion_words(tests: int, promoted: int) -> str:
+    if not tests:
+        return "no promotion test in this run"
+    return (
+        f"{promoted} of {tests} promotion test(s) passed"
+        if promoted
+        else f"none of the {tests} promotion test(s) passed"
+    )
+
+
+@pytest.mark.parametrize("tests, promoted", [(0, 0), (2, 0), (2, 1)])
+def test_the_summary_says_how_many_promotion_tests_passed(tests, promoted):
+    from train.skeleton import format_summary
+
+    summary = {"run_dir": "runs/x", "steps": 10, "seconds": 1.0, "decisions_per_s": 10.0, "selfplay": {},
+               "final_evaluation": [], "bundle": "runs/x/bundles/final", "champion": "heuristic",
+               "promotions": {"tests": tests, "promoted": promoted}}  # fmt: skip
+    line = next(x for x in format_summary(summary).splitlines() if x.strip().startswith("champion "))
+    assert line.split(":", 1)[1].strip() == f"heuristic ({_promotion_words(tests, promoted)}" + (
+        ": the trained policy was not shown better)" if tests and not promoted else ")"
+    )
 
 
 def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
