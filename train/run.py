@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
+from train.checkpoint import latest_checkpoint, load_checkpoint
+from train.config import load_config
 from train.trainer import Trainer, train_from_args
 
 
@@ -14,8 +19,42 @@ def run_training(config: str | None, overrides: list[str], resume: str | None, q
     Writes ``bundles/final`` (a verified policy bundle with the evaluation in its manifest) and
     ``summary.json`` into the run directory, and prints a readable summary
     (``train.skeleton.RunFrame.finish``). The run directory stays locked
-    (``train.checkpoint.RunLock``) until all of that is written.
+    (``train.checkpoint.RunLock``) until all of that is written. Resuming a run that is already
+    finished (``finished_summary``) changes nothing: it says so and returns the run's summary.
     """
+    if resume:
+        done = finished_summary(Path(resume))
+        if done is not None:
+            print(
+                f"run {resume} is finished ({done['steps']:,} learner decisions, {len(done.get('expert') or [])} expert "
+                f"round(s); {Path(resume) / 'summary.json'}): nothing to do. To continue it, raise ppo.total_steps or "
+                f"expert.rounds in {Path(resume) / 'config.yaml'} and resume again.",
+                file=sys.stdout,
+                flush=True,
+            )
+            return done
     trainer: Trainer = train_from_args(config, overrides, resume, quiet=quiet)
     with trainer:
         return trainer.finish()
+
+
+def finished_summary(run_dir: Path) -> dict[str, Any] | None:
+    """The summary of a run that has nothing left to do, else None: its ``summary.json`` was
+    written from its latest checkpoint (the same decisions and expert rounds), and that checkpoint
+    has reached its saved config's ``ppo.total_steps`` and ``expert.rounds``. A run whose config was
+    raised after it finished, or that was killed after the checkpoint but before the summary, has
+    work left."""
+    path = run_dir / "summary.json"
+    if not path.is_file():
+        return None
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        steps, rounds = int(summary["steps"]), len(summary.get("expert") or [])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a damaged summary is rewritten by finishing the run again
+    cfg = load_config(run_dir / "config.yaml", [f"run_dir={run_dir}"], fresh=False)
+    data = load_checkpoint(latest_checkpoint(run_dir))
+    at = (int(data["step"]), int(data.get("expert", {}).get("rounds", 0)))
+    if at != (steps, rounds) or steps < cfg.ppo.total_steps or rounds < cfg.expert.rounds:
+        return None
+    return dict(summary)

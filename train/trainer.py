@@ -332,7 +332,7 @@ class Trainer(RunFrame):
         remaining = cfg.ppo.total_steps - self.steps
         if not self.quiet:
             self.log(
-                f"run {self.run_dir}: {remaining:,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}, "
+                f"run {self.run_dir}: {max(remaining, 0):,} learner decisions to go, {cfg.ppo.n_envs} games, seed {cfg.seed}, "
                 f"{cfg.ppo.processes} learner process(es), {hardware_words(cfg.device, cfg.ppo.precision)}"
             )
         progress = _ProgressCallback(self)

@@ -337,6 +337,31 @@ def test_a_run_of_zero_decisions_checkpoints_and_resumes(tmp_path):
     assert resumed.steps >= 128
 
 
+def test_resuming_a_finished_run_changes_nothing_until_its_config_asks_for_more(tmp_path, capsys):
+    from train.__main__ import main
+
+    cfg_path = tmp_path / "tiny.yaml"
+    cfg_path.write_text(yaml.safe_dump(tiny(tmp_path, ppo={"total_steps": 128})))
+    assert main(["--config", str(cfg_path), "--quiet"]) == 0
+    run = tmp_path / "run"
+    files = ["summary.json", "bundles/final/weights.pt", "bundles/final/manifest.json", "checkpoints/latest"]
+    before = {f: ((run / f).read_bytes(), (run / f).stat().st_mtime_ns) for f in files}
+    checkpoints = sorted(p.name for p in (run / "checkpoints").iterdir())
+    capsys.readouterr()
+    assert main(["--resume", str(run), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"run {run} is finished" in out and "nothing to do" in out and "decisions to go" not in out
+    assert {f: ((run / f).read_bytes(), (run / f).stat().st_mtime_ns) for f in files} == before
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == checkpoints
+    steps = json.loads((run / "summary.json").read_text())["steps"]
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    saved["ppo"]["total_steps"] = steps + 128  # the documented way to continue a finished run
+    (run / "config.yaml").write_text(yaml.safe_dump(saved))
+    assert main(["--resume", str(run), "--quiet"]) == 0
+    assert "is finished" not in capsys.readouterr().out
+    assert json.loads((run / "summary.json").read_text())["steps"] >= steps + 128
+
+
 @pytest.mark.slow  # over 10 s on 2 cores
 def test_warm_start_labels_come_from_the_named_teacher():
     """pretrain.teacher: labels are that agent's choices (here `search` and `heuristic` differ)."""
