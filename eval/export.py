@@ -6,6 +6,8 @@ The export itself lives beside the bundles it reads, in ``agents.neural.export``
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 from agents.neural.export import (
     MIN_OPSET,
@@ -17,11 +19,25 @@ from agents.neural.export import (
     verify_export,
 )
 from agents.rule_based.heuristic import HeuristicAgent
+from baloot_io.atomic import write_text_atomic
 from eval.cli import OneLineParser, check_output_path, check_range
+
+SAMPLE_POSITIONS = 16  # what ``--positions`` writes: enough to see the picks, small enough to read
+
+
+def write_positions(path: str, count: int) -> None:
+    """``count`` decisions of ``heuristic`` self-play (seed 1) as ``{"observations": [[697
+    floats], ...], "masks": [[42 ints], ...]}``, the input of ``examples/node/pick.js``."""
+    # needs torch (the train extra): imported only when a network is used
+    from agents.neural.positions import collect_positions
+
+    pos = collect_positions(count, [HeuristicAgent(0)], seed=1)
+    data = {"observations": pos.observations.tolist(), "masks": pos.masks.astype(int).tolist()}
+    write_text_atomic(path, json.dumps(data) + "\n")
 
 
 def export_main(argv: list[str]) -> int:
-    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N]``.
+    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N] [--positions FILE]``.
 
     Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
     raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
@@ -44,6 +60,12 @@ def export_main(argv: list[str]) -> int:
         help="compare onnxruntime with torch on N real positions (0: skip; default 1000)",
     )
     p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
+    p.add_argument(
+        "--positions",
+        default=None,
+        metavar="FILE",
+        help=f"also write {SAMPLE_POSITIONS} real positions as JSON, the input of examples/node/pick.js",
+    )
     args: argparse.Namespace = p.parse_args(argv)
     check_range("--opset", args.opset, MIN_OPSET, max_opset())
     check_range("--check", args.check, 0)
@@ -51,11 +73,18 @@ def export_main(argv: list[str]) -> int:
     read_manifest(args.policy)  # BundleError (a ValueError) for a missing or corrupt bundle
     check_output_path(args.out, "--out")
     check_output_path(manifest_path(args.out), "--out (its manifest)")
+    if args.positions is not None:
+        check_output_path(args.positions, "--positions")
+        if Path(args.positions).resolve() in {Path(args.out).resolve(), Path(manifest_path(args.out)).resolve()}:
+            raise ValueError(f"--positions {args.positions!r} is the model or its manifest")
     meta = export_onnx(args.policy, args.out, args.opset)
     print(
         f"exported {meta['name']} ({meta['parameters']:,} parameters) to {args.out} (opset {args.opset}, sha256 {meta['onnx']['sha256'][:16]}...)"
     )
     print(f"manifest: {manifest_path(args.out)}")
+    if args.positions is not None:
+        write_positions(args.positions, SAMPLE_POSITIONS)
+        print(f"positions: {args.positions} ({SAMPLE_POSITIONS} decisions of heuristic self-play, seed 1)")
     if args.check or args.time:
         try:
             import onnxruntime  # noqa: F401
