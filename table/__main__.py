@@ -3,7 +3,7 @@
 Examples::
 
     python -m table                         # http://127.0.0.1:8000, the champion as opponents
-    python -m table --port 8080 --db runs/club.sqlite --agent runs/my_run/bundle
+    python -m table --port 8080 --db runs/club.sqlite --agent runs/demo/mine
     python -m table --db runs/eval_hands.sqlite   # and open /replay: hands saved by python -m eval
 
 Bad input (a port out of range, an unusable database path, an agent that cannot be loaded) is
