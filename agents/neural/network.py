@@ -116,6 +116,11 @@ class BalootNet(nn.Module):
         value = self.value_out(self.value_latent(h, obs)).squeeze(-1)
         return _masked(self.logits_from_features(h), mask), value
 
+    def value(self, full_input: torch.Tensor) -> torch.Tensor:
+        """``forward``'s value alone, without the policy heads (a search leaf's estimate)."""
+        out: torch.Tensor = self.value_out(self.value_latent(self.features(full_input), full_input)).squeeze(-1)
+        return out
+
     def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``forward``'s masked logits alone, without the value head (an opponent's move)."""
         return _masked(self.logits_from_features(self.features(obs)), mask)

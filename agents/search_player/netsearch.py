@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,7 @@ from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
 
 BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
+LEAVES = ("playout", "critic")  # what values a card in a world: heuristic playouts, or the network's critic
 DEFAULT_POLICY = "policies/champion"
 # The search underneath searches its calls unless the params say otherwise: measured the
 # strongest setting on development deals (docs/RESULTS.md, "Searched calls").
@@ -61,6 +63,8 @@ class NetSearchConfig:
             per nat; 0 uses the network only to break exact ties.
         bidding: ``"network"`` or ``"search"`` (the search player's) bidding and doubling.
         bid_prior: with searched bids, the weight of the network's log-probability of a bid.
+        leaves: ``"playout"`` (the search's heuristic playouts) or ``"critic"`` (the network's
+            privileged critic values the position after the card, ``critic_leaves``).
         search: the search underneath (``SEARCH_DEFAULTS``: searched, conditioned calls); in a
             params mapping its fields (``worlds``, ``calls``, ...) sit beside the ones above.
     """
@@ -69,6 +73,7 @@ class NetSearchConfig:
     prior: float = 0.0
     bidding: str = "search"
     bid_prior: float = 0.0
+    leaves: str = "playout"
     search: SearchConfig = field(default_factory=lambda: SearchConfig(**SEARCH_DEFAULTS))
 
     def __post_init__(self) -> None:
@@ -79,6 +84,10 @@ class NetSearchConfig:
                 raise ConfigError(f"netsearch param {name} must be a finite number >= 0, got {getattr(self, name)!r}")
         if self.bidding not in BIDDING_BY:
             raise ConfigError(f"netsearch param bidding must be one of {BIDDING_BY}, got {self.bidding!r}")
+        if self.leaves not in LEAVES:
+            raise ConfigError(f"netsearch param leaves must be one of {LEAVES}, got {self.leaves!r}")
+        if self.leaves == "critic" and self.search.backend != "core":
+            raise ConfigError("netsearch param leaves 'critic' needs the search's backend 'core'")
 
     @classmethod
     def from_dict(cls, data: object) -> NetSearchConfig:
@@ -89,11 +98,17 @@ class NetSearchConfig:
         own = {k: v for k, v in data.items() if k in _OWN}
         base = from_mapping(_Own, own, "netsearch param")
         search = SearchConfig.from_dict(SEARCH_DEFAULTS | {k: v for k, v in data.items() if k not in _OWN})
-        return cls(base.policy, base.prior, base.bidding, base.bid_prior, search)
+        return cls(base.policy, base.prior, base.bidding, base.bid_prior, base.leaves, search)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat params mapping that ``from_dict`` reads back."""
-        own = {"policy": self.policy, "prior": self.prior, "bidding": self.bidding, "bid_prior": self.bid_prior}
+        own = {
+            "policy": self.policy,
+            "prior": self.prior,
+            "bidding": self.bidding,
+            "bid_prior": self.bid_prior,
+            "leaves": self.leaves,
+        }
         return {**own, **self.search.to_dict()}
 
 
@@ -105,6 +120,7 @@ class _Own:
     prior: float = 0.0
     bidding: str = "search"
     bid_prior: float = 0.0
+    leaves: str = "playout"
 
 
 _OWN = frozenset(f.name for f in fields(_Own))
@@ -125,7 +141,17 @@ class NetSearchAgent(Agent):
             raise TypeError(f"netsearch needs a policy bundle, got {type(policy).__name__}")
         self.config = config
         self.policy = policy
-        self.search = SearchAgent(seed, config.search)
+        leaf_sums = None
+        if config.leaves == "critic":
+            # needs torch (the train extra), like the policy itself
+            from agents.search_player.critic_leaves import critic_sums
+
+            if not policy.net.spec.privileged_critic:
+                raise ConfigError(
+                    f"netsearch param leaves 'critic' needs a policy with a privileged critic; {config.policy} has none"
+                )
+            leaf_sums = partial(critic_sums, policy.net)
+        self.search = SearchAgent(seed, config.search, leaf_sums)
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int) -> None:

@@ -286,16 +286,25 @@ def cards_left(state: HandState) -> int:
     return sum(h.bit_count() for h in state.hands)
 
 
+LeafSums = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray]
+
+
 class SearchAgent(Agent):
     """Sampled-worlds lookahead for card play; heuristic bidding and doubling (module docstring)."""
 
     name = "search"
     deterministic = False
 
-    def __init__(self, seed: int = 0, config: SearchConfig | None = None):
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None, leaf_sums: LeafSums | None = None):
+        """``leaf_sums``: on the core backend, what values a card in a batch of worlds instead of
+        the heuristic playouts (``netsearch``'s critic leaves); called as ``leaf_sums(template,
+        worlds, cards, switches, team, endgame_cards)``, it returns each card's sum over the worlds."""
         super().__init__(seed)
         self.config = config or SearchConfig()
         self.heuristic = HeuristicAgent(seed)
+        self.leaf_sums = leaf_sums
+        if leaf_sums is not None and self.config.backend != "core":
+            raise ConfigError("search leaves other than playouts need backend 'core'")
         self.last_stats: dict[str, Any] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -427,9 +436,12 @@ class SearchAgent(Agent):
                 worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
-            search_sums(
-                template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, sums
-            )
+            if self.leaf_sums is not None:
+                sums += self.leaf_sums(template, worlds, cards, sw, team, endgame_cards) * cfg.playouts
+            else:
+                search_sums(
+                    template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, sums
+                )
             n += len(worlds)
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         if call_filter is not None:

@@ -121,6 +121,8 @@ def test_calls_come_from_the_configured_player(policy):
         ({"worlds": 0}, "worlds"),
         ({"wrolds": 8}, "wrolds"),
         ({"policy": ""}, "policy"),
+        ({"leaves": "rollout"}, "leaves"),
+        ({"leaves": "critic", "backend": "python"}, "backend 'core'"),
     ],
 )
 def test_bad_params_are_refused(params, words):
@@ -165,3 +167,25 @@ def test_the_default_search_underneath_searches_its_calls():
     for cfg in (NetSearchConfig(), NetSearchConfig.from_dict({}), NetSearchConfig.from_dict({"worlds": 8})):
         assert cfg.search.calls == "searched" and cfg.search.condition
     assert NetSearchConfig.from_dict({"calls": "heuristic"}).search.calls == "heuristic"
+
+
+def test_critic_leaves_value_the_cards_by_the_networks_critic(policy):
+    """``leaves: critic``: the card values are ``critic_sums``'s over the same worlds, so the card
+    played is one of their best; a network without a privileged critic is refused."""
+    from agents.search_player.critic_leaves import critic_sums
+
+    cfg = NetSearchConfig(leaves="critic", search=SearchConfig(worlds=8))
+    differs = 0
+    for i, state in enumerate(_play_positions(4, 30)):
+        view = PlayerView.from_state(state, state.to_act)
+        agent = NetSearchAgent(i, cfg, policy)
+        values = agent.search.evaluate(view)
+        assert agent.search.leaf_sums.func is critic_sums
+        played = NetSearchAgent(i, cfg, policy).act(view)  # same seed: the same worlds
+        assert values[played] == max(values.values())
+        differs += values != SearchAgent(i, cfg.search).evaluate(view)
+    assert differs >= 10  # playout values are other numbers (the same in the exact endgame)
+    small = load_policy(CHAMPION)
+    small.net.spec = type(small.net.spec)(**{**small.net.spec.__dict__, "privileged_critic": False})
+    with pytest.raises(ConfigError, match="privileged critic"):
+        NetSearchAgent(0, cfg, small)
