@@ -90,7 +90,8 @@ class SearchConfig:
         max_tries: project rejections per world before the sampler falls back.
         backend: "core" (playouts in the batched core's kernels) or "python" (``HandState``).
         calls: bids by the heuristic's bars ("heuristic") or by sampled deals ("searched",
-            ``agents.search_player.calls``; always on the core, with ``worlds`` deals).
+            ``agents.search_player.calls``; always on the core, with ``call_worlds`` deals).
+        call_worlds: sampled deals per searched call (bid or double); 0 means ``worlds``.
         condition: with searched calls, keep only the sampled deals in which the heuristic
             makes the other seats' calls so far (``calls.call_values``).
         condition_play: in card play, keep only the sampled worlds that agree with the calls
@@ -107,6 +108,7 @@ class SearchConfig:
     max_tries: int = 200
     backend: str = "core"
     calls: str = "heuristic"
+    call_worlds: int = 0
     condition: bool = False
     condition_play: bool = False
 
@@ -123,6 +125,8 @@ class SearchConfig:
             raise ConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
         if self.backend not in BACKENDS:
             raise ConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
+        if isinstance(self.call_worlds, bool) or not isinstance(self.call_worlds, int) or self.call_worlds < 0:
+            raise ConfigError(f"search param call_worlds must be an integer >= 0, got {self.call_worlds!r}")
         if self.condition_play and self.backend != "core":
             raise ConfigError("search param condition_play needs backend 'core'")
         if self.calls not in CALLS:
@@ -357,7 +361,7 @@ class SearchAgent(Agent):
         """Every legal call's mean value over sampled deals, and the deals used (bidding or doubling)."""
 
         values = call_values if view.phase == BIDDING else doubling_values
-        return values(view, self.config.worlds, self.rng, self.config.condition)
+        return values(view, self.config.call_worlds or self.config.worlds, self.rng, self.config.condition)
 
     def evaluate(self, view: PlayerView, rng: random.Random | None = None) -> dict[int, float]:
         """Mean value (own team's hand score minus the other's, R7) of every legal card."""

@@ -169,6 +169,20 @@ def test_the_agent_makes_a_best_valued_call_and_the_seed_fixes_it():
     assert differs > 0  # the searched calls are not the heuristic's bars under another name
 
 
+def test_call_worlds_sets_the_deals_of_a_searched_call_and_leaves_the_cards_theirs():
+    views = _bidding_views(9, 5, RuleConfig())
+    for i, view in enumerate(views):
+        own = SearchAgent(i, SearchConfig(worlds=8, call_worlds=40, calls="searched"))
+        own.act(view)
+        assert own.last_stats["worlds"] == 40
+        same = SearchAgent(i, SearchConfig(worlds=40, calls="searched"))  # 0: the card worlds' count
+        same.act(view)
+        assert same.last_stats == own.last_stats  # the same deals, drawn from the same seed
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ConfigError, match="call_worlds"):
+            SearchConfig(call_worlds=bad)
+
+
 def test_call_params_are_checked():
     with pytest.raises(ConfigError, match="calls"):
         SearchConfig(calls="network")
