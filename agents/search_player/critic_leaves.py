@@ -41,7 +41,17 @@ REWARD_SCALE = 44.0  # game points per unit of the critic's value: the env's rew
 
 
 @njit
-def leaf_rows(template, worlds, cards, sw, team, endgame_cards, exact, rows, sign) -> int:
+def leaf_rows(
+    template: np.ndarray,
+    worlds: np.ndarray,
+    cards: np.ndarray,
+    sw: np.ndarray,
+    team: int,
+    endgame_cards: int,
+    exact: np.ndarray,
+    rows: np.ndarray,
+    sign: np.ndarray,
+) -> int:
     """Write every (world w, card i) leaf: ``exact[w, i]`` its exact value when the hand ends or
     reaches the endgame (``sign[w, i]`` 0 then), else the network input of the seat to act into
     ``rows[k]`` (observation, then the four hands from that seat: me, next, partner, previous)
