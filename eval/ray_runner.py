@@ -47,10 +47,29 @@ def require_ray() -> Any:
     return ray
 
 
+# Ray's start-up notices that say nothing to a user of a private local Ray or of this code: token
+# authentication being on (it stays on), RLlib's "new API stack" default (the one we use), its
+# RLModule(config=...) shim (called by RLlib itself) and "install gputil" (no GPU is used).
+QUIET_RAY_LOGGERS = (
+    "ray._private.authentication.authentication_token_setup",
+    "ray.rllib.algorithms.algorithm_config",
+    "ray._common.deprecation",
+    "ray.tune.utils.util",
+)
+
+
+def quiet_ray_notices() -> None:
+    """Raise ``QUIET_RAY_LOGGERS`` to errors only (warnings of other Ray loggers still show)."""
+    for name in QUIET_RAY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def start_local_ray(num_cpus: int, object_store_mb: int) -> None:
-    """A Ray of this machine only, quiet (no dashboard, no worker logs to the driver), with
-    ``num_cpus`` CPUs and an object store of ``object_store_mb`` MiB; used by training
-    (``train.rllib.algorithm.connect_ray``), the tests and the benchmarks."""
+    """A Ray of this machine only, quiet (no dashboard, no worker logs to the driver, no start-up
+    notices: ``quiet_ray_notices``), with ``num_cpus`` CPUs and an object store of
+    ``object_store_mb`` MiB; used by training (``train.rllib.algorithm.connect_ray``), the tests
+    and the benchmarks."""
+    quiet_ray_notices()
     require_ray().init(
         address="local",
         num_cpus=num_cpus,
@@ -181,6 +200,7 @@ def run_tasks(
     started = False
     if not ray.is_initialized():
         local = {"num_cpus": num_cpus} if address == "local" else {}
+        quiet_ray_notices()
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning", **local)
         started = True
     try:

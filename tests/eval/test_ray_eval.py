@@ -95,3 +95,16 @@ def test_ray_missing_is_one_line_exit_2(monkeypatch, capsys):
     assert main(["--a", "heuristic", "--b", "random", "--deals", "2", "--ray"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == 'error: --ray needs Ray: pip install -e ".[scale]"'
+
+
+@NEEDS_RAY
+@pytest.mark.slow  # starts a private Ray in a fresh interpreter (about 20 s)
+def test_a_private_local_ray_starts_without_notices():
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "eval", "--a", "heuristic", "--b", "random", "--deals", "8", "--ray", "--quiet"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "WARNING" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]

@@ -23,7 +23,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from baloot_env.actions import NUM_ACTIONS
-from eval.ray_runner import start_local_ray
+from eval.ray_runner import quiet_ray_notices, start_local_ray
 from train.hardware import resolve_precision
 from train.rllib.config import RLlibTrainConfig
 from train.rllib.env import observation_space
@@ -76,6 +76,7 @@ def build_algorithm(cfg: RLlibTrainConfig) -> Any:
         "seed": cfg.seed + 2000,
     }
     learners = max(1, r.num_learners)
+    quiet_ray_notices()
     config = (
         PPOConfig()  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         # The env checker steps random actions, which the rules refuse (R9): the env is tested instead.
