@@ -59,6 +59,9 @@ def places(tmp_path):
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(cfg))
     (tmp_path / "bad.yaml").write_text("ppo: [1, 2\nseed: 0\n")
     (tmp_path / "afile").write_text("not a folder")
+    # agent files that resolve but do not build: found only when a worker built them, before
+    (tmp_path / "badsplit.json").write_text('{"agent": "split", "params": {"cards": "search", "calls": "heuristic"}}')
+    (tmp_path / "badsearch.json").write_text('{"agent": "search", "params": {"wrolds": 8}}')
     (tmp_path / "norun").mkdir()  # a folder that is not a run: no config.yaml
     (tmp_path / "nockpt").mkdir()  # a run folder with its config but no checkpoint
     (tmp_path / "nockpt" / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -122,6 +125,12 @@ TRAIN_CASES = [
         ["--set", "pretrain.positions=100", "--set", "pretrain.teacher=alphabaloot"],
         r"pretrain.teacher: unknown agent 'alphabaloot'",
     ),
+    (
+        ["--set", "pretrain.positions=100", "--set", "pretrain.teacher={tmp}/badsplit.json"],
+        r"pretrain.teacher: agent 'split' takes params 'bidding' and 'play'",
+    ),
+    (["--set", "expert.teacher={tmp}/badsearch.json"], r"expert.teacher: .*wrolds"),
+    (["--set", "eval.opponents=[heuristic, {tmp}/badsearch.json]"], r"eval.opponents: .*wrolds"),
     (["--set", "pretrain.random_share=1.5"], r"pretrain.random_share must be in \[0, 1\]"),
     (["--set", "pretrain.epochs=0"], r"pretrain.epochs must be >= 1"),
     (["--set", "seed=-1"], r"seed must be in \[0, 2\*\*32\)"),

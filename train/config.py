@@ -25,11 +25,12 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, get_type_hints
 
+import torch
 import yaml
 
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import NetSpec
-from agents.registry import AgentSpecError, resolve_spec
+from agents.registry import AgentSpecError, make_agent
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
@@ -497,10 +498,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     if t.backend not in ("core", "python"):
         raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
 
-    try:
-        resolve_spec(t.teacher)
-    except AgentSpecError as err:
-        raise ConfigError(f"pretrain.teacher: {_one_line(err)}") from None
+    check_agent(t.teacher, "pretrain.teacher")
 
     # --- expert
     x = cfg.expert
@@ -517,10 +515,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(x.workers >= 1, "expert.workers", x.workers, ">= 1")
     _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
-    try:
-        resolve_spec(x.teacher)
-    except AgentSpecError as err:
-        raise ConfigError(f"expert.teacher: {_one_line(err)}") from None
+    check_agent(x.teacher, "expert.teacher")
 
     # --- calls
     validate_calls(cfg.calls)
@@ -539,16 +534,25 @@ def validate_calls(c: CallsConfig) -> None:
     _number("calls.learning_rate", c.learning_rate, 0, low_open=True)
 
 
+def check_agent(spec: str, where: str) -> None:
+    """``spec`` builds into an agent, as every worker that plays it will build it: its file, params
+    and bundles are checked here, before a run folder is touched (``ConfigError`` naming ``where``).
+    Built under a forked torch generator: loading a bundle draws from torch's global one, and a
+    check must not move the run's random stream."""
+    try:
+        with torch.random.fork_rng(devices=[]):
+            make_agent(spec)
+    except (AgentSpecError, ConfigError) as err:
+        raise ConfigError(f"{where}: {_one_line(err)}") from None
+
+
 def _validate_eval(e: EvalConfig) -> None:
     _need(e.every >= 0, "eval.every", e.every, ">= 0 (0: only the final evaluation)")
     _need(e.workers >= 1, "eval.workers", e.workers, ">= 1")
     _number("eval.promotion_alpha", e.promotion_alpha, 0, 0.5, low_open=True, high_open=True)
     _need(len(set(e.opponents)) == len(e.opponents), "eval.opponents", list(e.opponents), "without repeats")
     for opp in e.opponents:
-        try:
-            resolve_spec(opp)
-        except AgentSpecError as err:
-            raise ConfigError(f"eval.opponents: {_one_line(err)}") from None
+        check_agent(opp, "eval.opponents")
     for key, name, deals in (
         ("eval.deal_set", e.deal_set, e.deals),
         ("eval.final_deal_set", e.final_deal_set, e.final_deals),
