@@ -22,6 +22,7 @@ from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
+from baloot_io.reading import InputFileError, read_text_checked
 
 MAX_SPEC_DEPTH = 4  # agent spec files naming spec files: deeper is a loop (a file naming itself)
 
@@ -116,15 +117,12 @@ def known_agents() -> list[str]:
 
 def load_spec_file(path: str) -> dict[str, Any]:
     """Read and check an agent spec file; returns ``{"agent": name, "params": {...}}``."""
-    if not os.path.exists(path):
-        raise AgentSpecError(f"agent file {path!r} does not exist")
     if os.path.isdir(path):
         raise AgentSpecError(f"{path!r} is a directory, not an agent spec file (policy bundles: agents.load_policy)")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, UnicodeDecodeError) as e:
-        raise AgentSpecError(f"agent file {path!r} cannot be read: {e}") from None
+        data = json.loads(read_text_checked(path, "agent file"))
+    except InputFileError as e:
+        raise AgentSpecError(str(e)) from None
     except json.JSONDecodeError as e:
         raise AgentSpecError(f"agent file {path!r} is not valid JSON (corrupt?): {e}") from None
     if not isinstance(data, dict) or "agent" not in data:

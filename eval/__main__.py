@@ -26,6 +26,7 @@ from eval.cli import (
     RULES_HELP,
     InputError,
     OneLineParser,
+    check_database,
     check_output_dir,
     check_output_path,
     check_range,
@@ -137,7 +138,7 @@ def run_main(argv: list[str]) -> int:
     if args.save_worst is not None and (args.save_hands is None or args.save_worst < 1):
         raise InputError(f"--save-worst needs --save-hands and a count of at least 1, got {args.save_worst}")
     if args.save_hands:
-        check_output_path(args.save_hands, "--save-hands")
+        check_database(args.save_hands, "--save-hands")
     run = run_duplicate(
         args.a,
         args.b,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import yaml
 
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
+from baloot_io.reading import InputFileError, check_regular_file, read_text_checked
 
 RULES_HELP = (
     "the rule variants of every hand: KEY=VALUE pairs of RuleConfig (sun_double=true deal_rotation=right), "
@@ -72,6 +74,26 @@ def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
         raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
 
 
+def check_database(path: str | os.PathLike[str], flag: str) -> None:
+    """``path`` can hold a SQLite database of hands (``baloot_io.hands_db``): a writable place for a
+    new file, or an existing regular file that SQLite opens (not a FIFO, a device, another file)."""
+    check_output_path(path, flag)
+    if not os.path.lexists(path):
+        return
+    try:
+        check_regular_file(path, flag, limit=1 << 62)
+    except InputFileError as e:
+        raise InputError(str(e)) from None
+    try:
+        con = sqlite3.connect(f"file:{Path(path).absolute()}?mode=ro", uri=True)
+        try:
+            con.execute("SELECT name FROM sqlite_master").fetchall()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        raise InputError(f"{flag} {str(path)!r} is not a SQLite database ({e})") from None
+
+
 def check_output_dir(path: str | os.PathLike[str], what: str) -> None:
     """A folder can be created (or used) at ``path``: not a file, and the nearest existing folder
     at or above it is writable (its parent too when it exists: an old run is moved aside)."""
@@ -95,11 +117,11 @@ def read_yaml(flag: str, path: str, hint: str = "") -> Any:
     Raises:
         InputError: no such file (``hint`` added), or it cannot be read or parsed.
     """
-    if not Path(path).is_file():
+    if not os.path.lexists(path):
         raise InputError(f"{flag} {path!r}: no such file{hint}")
     try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        return yaml.safe_load(read_text_checked(path, "settings file")) or {}
+    except (InputFileError, yaml.YAMLError) as e:
         raise InputError(f"{flag} {path!r} cannot be read: {one_line(e)}") from None
 
 

@@ -32,10 +32,12 @@ from typing import Any
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic, write_text_atomic
+from baloot_io.reading import InputFileError, read_text_checked
 from eval.deals import DEFAULT_SET, DealSetError, require_development
 from eval.runner import RulesMismatchError, check_rules, run_duplicate
 from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
 
+HISTORY_LIMIT = 64 << 20  # a promotion history of some 60,000 tests; larger is not one of ours
 POINTER_FORMAT = "baloot-champion-1"
 
 
@@ -83,10 +85,9 @@ class PromotionConfig:
 def read_pointer(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The pointer dict when ``path`` is a champion pointer file, else None (an agent file)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+        data = json.loads(read_text_checked(path, "champion pointer"))
+    except (InputFileError, json.JSONDecodeError):
+        return None  # not a pointer: read again, and refused or used, as an agent file
     if isinstance(data, dict) and data.get("format") == POINTER_FORMAT:
         if not isinstance(data.get("champion"), str):
             raise PromotionError(f"champion pointer {str(path)!r} has no 'champion' entry")
@@ -218,9 +219,11 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
 def _append_line_atomic(path: str, line: str) -> None:
     """Append one line by rewriting the file atomically (history files are small)."""
     old = ""
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            old = f.read()
+    if os.path.lexists(path):
+        try:
+            old = read_text_checked(path, "promotion history", HISTORY_LIMIT)
+        except InputFileError as e:
+            raise PromotionError(str(e)) from None
         if old and not old.endswith("\n"):
             old += "\n"
     write_text_atomic(path, old + line + "\n")

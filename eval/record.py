@@ -23,6 +23,7 @@ from typing import Any
 
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
+from baloot_io.reading import InputFileError, read_text_checked
 from eval.deals import STANDARD_SETS, DealSetError, load_named
 
 REPORT_FORMAT = "baloot-duplicate-report-1"
@@ -82,8 +83,10 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     new = []
     for path in reports:
         try:
-            report = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            report = json.loads(read_text_checked(path, "report"))
+        except InputFileError as e:
+            raise RecordError(str(e)) from None
+        except json.JSONDecodeError as e:
             raise RecordError(f"report {str(path)!r} is not readable JSON: {e}") from None
         try:
             new.append(entry_from_report(report, bundle, bundle_rules(manifest)))

@@ -13,15 +13,12 @@ reported in one line and exits with status 2.
 from __future__ import annotations
 
 import argparse
-import os
-import sqlite3
 import sys
 import threading
 import webbrowser
-from pathlib import Path
 
 from agents.registry import AgentSpecError
-from eval.cli import InputError, OneLineParser
+from eval.cli import InputError, OneLineParser, check_database
 
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
 
@@ -47,19 +44,7 @@ def check(args: argparse.Namespace) -> None:
     """Refuse bad input before anything starts (raises InputError with one line)."""
     if not 1 <= args.port <= 65535:
         raise InputError(f"--port must be 1 to 65535, got {args.port}")
-    db = Path(args.db)
-    if db.is_dir():
-        raise InputError(f"--db {args.db} is a folder, not a database file")
-    parent = db.parent if str(db.parent) else Path(".")
-    if parent.exists() and not os.access(parent, os.W_OK):
-        raise InputError(f"--db {args.db}: cannot write in {parent}")
-    if db.exists():
-        try:
-            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-            con.execute("SELECT name FROM sqlite_master").fetchall()
-            con.close()
-        except sqlite3.DatabaseError as e:
-            raise InputError(f"--db {args.db} is not a SQLite database ({e})") from None
+    check_database(args.db, "--db")
 
 
 def main(argv: list[str] | None = None) -> int:

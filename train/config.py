@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
+from baloot_io.reading import InputFileError, read_text_checked
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
 from train.hardware import DEVICES, PRECISIONS, resolve_device
@@ -365,10 +367,13 @@ def read_config_file(path: str | Path | None) -> dict[str, Any]:
         p: Path | Traversable = Path(path)
         if not p.is_file():
             p = packaged_config(path) or p
-        if not p.is_file():
+        if not p.is_file() and not (isinstance(p, Path) and os.path.lexists(p)):
             raise ConfigError(f"config file {p} does not exist")
         try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+            text = read_text_checked(p, "config file") if isinstance(p, Path) else p.read_text(encoding="utf-8")
+            data = yaml.safe_load(text) or {}
+        except InputFileError as e:
+            raise ConfigError(str(e)) from None
         except (OSError, UnicodeDecodeError) as e:
             raise ConfigError(f"config file {p} cannot be read: {e}") from None
         except yaml.YAMLError as e:

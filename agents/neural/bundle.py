@@ -45,9 +45,11 @@ from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_bytes_atomic
+from baloot_io.reading import InputFileError, read_bytes_checked, read_text_checked
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
+WEIGHTS_LIMIT = 256 << 20  # some 64M fp32 parameters, far above any network of ours
 MANIFEST = "manifest.json"
 REQUIRED_KEYS = ("name", "obs_version", "obs_size", "action_version", "env", "net", "weights_sha256")
 _NUMBER = (int, float)
@@ -219,7 +221,9 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     if not mpath.is_file():
         raise BundleError(f"policy bundle {folder} has no {MANIFEST} (missing file)")
     try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        manifest = json.loads(read_text_checked(mpath, "bundle manifest"))
+    except InputFileError as e:
+        raise BundleError(f"policy bundle {folder}: {e}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BundleError(f"policy bundle {folder}: {MANIFEST} is corrupt (not readable JSON: {e})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != BUNDLE_FORMAT:
@@ -311,7 +315,10 @@ def load_net(path: str | Path) -> tuple[BalootNet, dict[str, Any]]:
     wpath = folder / WEIGHTS
     if not wpath.is_file():
         raise BundleError(f"policy bundle {folder} has no {WEIGHTS} (missing file)")
-    weights = wpath.read_bytes()
+    try:
+        weights = read_bytes_checked(wpath, "weights file", WEIGHTS_LIMIT)
+    except InputFileError as e:
+        raise BundleError(f"policy bundle {folder}: {e}") from None
     digest = _sha256(weights)
     if digest != manifest["weights_sha256"]:
         raise BundleError(

@@ -25,11 +25,8 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass, field
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
@@ -38,7 +35,6 @@ from train.config import (
     TrainConfig,
     apply_overrides,
     iter_fields,
-    packaged_config,
     read_config_file,
     show_value,
     validate,
@@ -143,14 +139,10 @@ def load_rllib_config(
 def is_rllib_config(path: str | Path) -> bool:
     """True when a config file (``configs/rllib.yaml``, a run's saved ``config.yaml``) is the RLlib
     backend's: it has an ``rllib:`` section."""
-    p: Path | Traversable = Path(path)
-    if not p.is_file():
-        p = packaged_config(path) or p
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return False
-    return isinstance(data, dict) and "rllib" in data
+        return "rllib" in read_config_file(path)
+    except ConfigError:
+        return False  # not a config at all: load_config says why
 
 
 def rllib_config_help(width: int = 100) -> str:
