@@ -22,7 +22,7 @@ from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
-from baloot_io.reading import InputFileError, read_text_checked
+from baloot_io.reading import InputFileError, parse_json, read_text_checked
 
 MAX_SPEC_DEPTH = 4  # agent spec files naming spec files: deeper is a loop (a file naming itself)
 
@@ -120,7 +120,7 @@ def load_spec_file(path: str) -> dict[str, Any]:
     if os.path.isdir(path):
         raise AgentSpecError(f"{path!r} is a directory, not an agent spec file (policy bundles: agents.load_policy)")
     try:
-        data = json.loads(read_text_checked(path, "agent file"))
+        data = parse_json(read_text_checked(path, "agent file"), f"agent file {path!r}")
     except InputFileError as e:
         raise AgentSpecError(str(e)) from None
     except json.JSONDecodeError as e:

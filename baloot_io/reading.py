@@ -10,8 +10,10 @@ The size is checked again on the bytes read, for a file that grows in between.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+from typing import Any
 
 MiB = 1 << 20
 SMALL_FILE_LIMIT = 16 * MiB  # configs, agent files, deal sets, pointers, reports, manifests
@@ -62,3 +64,17 @@ def read_text_checked(path: str | os.PathLike[str], what: str, limit: int = SMAL
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputFileError(f"{what} {str(path)!r} is not UTF-8 text (byte {e.start})") from None
+
+
+def parse_json(text: str, what: str) -> Any:
+    """``json.loads``, with the failures that are not bad JSON as one ``InputFileError`` naming
+    ``what``: nesting deeper than Python's recursion allows, an integer of more digits than Python
+    converts. Bad JSON stays ``json.JSONDecodeError`` (each reader words it its own way)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise InputFileError(f"{what} is nested too deeply to be one of ours") from None
+    except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        raise InputFileError(f"{what} holds a number too long to read ({e})") from None

@@ -74,6 +74,20 @@ def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
         raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
 
 
+def parse_yaml(text: str, what: str) -> Any:
+    """``yaml.safe_load``, with the failures that are not bad YAML as one ``InputFileError``
+    naming ``what`` (``baloot_io.reading.parse_json``'s: too deep, a number too long); bad YAML
+    stays ``yaml.YAMLError``."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        raise
+    except RecursionError:
+        raise InputFileError(f"{what} is nested too deeply to be one of ours") from None
+    except ValueError as e:  # an integer of over 4,300 digits
+        raise InputFileError(f"{what} holds a number too long to read ({e})") from None
+
+
 def check_database(path: str | os.PathLike[str], flag: str) -> None:
     """``path`` can hold a SQLite database of hands (``baloot_io.hands_db``): a writable place for a
     new file, or an existing regular file that SQLite opens (not a FIFO, a device, another file)."""
@@ -120,7 +134,7 @@ def read_yaml(flag: str, path: str, hint: str = "") -> Any:
     if not os.path.lexists(path):
         raise InputError(f"{flag} {path!r}: no such file{hint}")
     try:
-        return yaml.safe_load(read_text_checked(path, "settings file")) or {}
+        return parse_yaml(read_text_checked(path, "settings file"), f"settings file {str(path)!r}") or {}
     except (InputFileError, yaml.YAMLError) as e:
         raise InputError(f"{flag} {path!r} cannot be read: {one_line(e)}") from None
 

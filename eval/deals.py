@@ -29,7 +29,7 @@ import numpy as np
 from baloot_env.deal import Deal, parse_deal, random_deal
 from baloot_env.errors import DealError
 from baloot_io.atomic import write_text_atomic
-from baloot_io.reading import InputFileError, read_text_checked
+from baloot_io.reading import InputFileError, parse_json, read_text_checked
 
 FORMAT = "baloot-deal-set-1"
 DEALS_DIR: Traversable = resources.files("eval") / "deals"  # the committed sets, shipped as package data
@@ -142,7 +142,7 @@ def load(path: str | os.PathLike[str] | Traversable) -> DealSet:
     try:
         # a user's path is read with care (a FIFO, a device, a huge file); a packaged file is ours
         text = read_text_checked(path, "deal set file") if isinstance(path, Path) else path.read_text(encoding="utf-8")
-        data = json.loads(text)
+        data = parse_json(text, f"deal set file {str(path)!r}")
     except InputFileError as e:
         raise DealSetError(str(e)) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:

@@ -32,7 +32,7 @@ from typing import Any
 from agents.registry import AgentSpecError, known_agents, resolve_spec
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic, write_text_atomic
-from baloot_io.reading import InputFileError, read_text_checked
+from baloot_io.reading import InputFileError, parse_json, read_text_checked
 from eval.deals import DEFAULT_SET, DealSetError, require_development
 from eval.runner import RulesMismatchError, check_rules, run_duplicate
 from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
@@ -85,7 +85,7 @@ class PromotionConfig:
 def read_pointer(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The pointer dict when ``path`` is a champion pointer file, else None (an agent file)."""
     try:
-        data = json.loads(read_text_checked(path, "champion pointer"))
+        data = parse_json(read_text_checked(path, "champion pointer"), f"champion pointer {str(path)!r}")
     except (InputFileError, json.JSONDecodeError):
         return None  # not a pointer: read again, and refused or used, as an agent file
     if isinstance(data, dict) and data.get("format") == POINTER_FORMAT:

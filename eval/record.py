@@ -23,7 +23,7 @@ from typing import Any
 
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
-from baloot_io.reading import InputFileError, read_text_checked
+from baloot_io.reading import InputFileError, parse_json, read_text_checked
 from eval.deals import STANDARD_SETS, DealSetError, load_named
 
 REPORT_FORMAT = "baloot-duplicate-report-1"
@@ -83,7 +83,7 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     new = []
     for path in reports:
         try:
-            report = json.loads(read_text_checked(path, "report"))
+            report = parse_json(read_text_checked(path, "report"), f"report {str(path)!r}")
         except InputFileError as e:
             raise RecordError(str(e)) from None
         except json.JSONDecodeError as e:

@@ -39,6 +39,7 @@ from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, read_text_checked
+from eval.cli import parse_yaml
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
 from train.hardware import DEVICES, PRECISIONS, resolve_device
@@ -371,7 +372,7 @@ def read_config_file(path: str | Path | None) -> dict[str, Any]:
             raise ConfigError(f"config file {p} does not exist")
         try:
             text = read_text_checked(p, "config file") if isinstance(p, Path) else p.read_text(encoding="utf-8")
-            data = yaml.safe_load(text) or {}
+            data = parse_yaml(text, f"config file {p}") or {}
         except InputFileError as e:
             raise ConfigError(str(e)) from None
         except (OSError, UnicodeDecodeError) as e:

@@ -45,7 +45,7 @@ from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE, OBS_VERSION
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_bytes_atomic
-from baloot_io.reading import InputFileError, read_bytes_checked, read_text_checked
+from baloot_io.reading import InputFileError, parse_json, read_bytes_checked, read_text_checked
 
 BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
@@ -221,7 +221,7 @@ def read_manifest(path: str | Path) -> dict[str, Any]:
     if not mpath.is_file():
         raise BundleError(f"policy bundle {folder} has no {MANIFEST} (missing file)")
     try:
-        manifest = json.loads(read_text_checked(mpath, "bundle manifest"))
+        manifest = parse_json(read_text_checked(mpath, "bundle manifest"), MANIFEST)
     except InputFileError as e:
         raise BundleError(f"policy bundle {folder}: {e}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:

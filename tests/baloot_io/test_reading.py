@@ -100,3 +100,28 @@ def test_a_database_path_must_be_a_regular_sqlite_file(special, fifo, tmp_path, 
         code = table_main(["--db", path, "--port", "8765"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "not a regular file" in err[0], (code, err)
+
+
+DEEP, LONG = "[" * 50_000 + "]" * 50_000, "9" * 5_000
+
+
+@pytest.mark.parametrize(
+    "value, words", [(DEEP, "nested too deeply"), (LONG, "a number too long")], ids=["deep", "long"]
+)
+def test_too_deep_or_too_long_values_are_one_line(value, words, tmp_path, capsys):
+    from eval.__main__ import main as eval_main
+    from eval.record import main as record_main
+    from train.__main__ import main as train_main
+
+    (tmp_path / "c.yaml").write_text(f"seed: {value}\n")
+    (tmp_path / "a.json").write_text(f'{{"agent": "search", "params": {{"worlds": {value}}}}}')
+    (tmp_path / "d.json").write_text(f'{{"format": "x", "deals": {value}}}')
+    (tmp_path / "r.json").write_text(f'{{"format": {value}}}')
+    small = ["--deal-set", "small", "--deals", "4", "--quiet"]
+    _one_line_exit_2(train_main, ["--config", str(tmp_path / "c.yaml")], capsys, words)
+    _one_line_exit_2(eval_main, ["--a", str(tmp_path / "a.json"), "--b", "random", *small], capsys, words)
+    _one_line_exit_2(
+        eval_main, ["--a", "heuristic", "--b", "random", "--deal-set", str(tmp_path / "d.json")], capsys, words
+    )
+    _one_line_exit_2(eval_main, ["promote", "--config", str(tmp_path / "c.yaml")], capsys, words)
+    _one_line_exit_2(record_main, ["--bundle", "policies/champion", str(tmp_path / "r.json")], capsys, words)
