@@ -438,10 +438,10 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(cfg.log_every >= 1, "log_every", cfg.log_every, ">= 1 (learner decisions)")
 
     # --- net
-    n = cfg.net
-    _need(len(n.trunk) >= 1 and min(n.trunk) >= 1, "net.trunk", list(n.trunk), "one or more layer widths >= 1")
-    _need(n.head_hidden >= 1, "net.head_hidden", n.head_hidden, ">= 1")
-    _need(all(w >= 1 for w in n.value_hidden), "net.value_hidden", list(n.value_hidden), "layer widths >= 1")
+    try:
+        cfg.net.spec()  # NetSpec's own checks: the widths a network can be built with
+    except ValueError as err:
+        raise ConfigError(str(err).replace("net ", "net.", 1)) from None
 
     # --- ppo
     p = cfg.ppo

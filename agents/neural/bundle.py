@@ -340,6 +340,9 @@ def load_net(path: str | Path) -> tuple[BalootNet, dict[str, Any]]:
     if not isinstance(state, dict):
         raise BundleError(f"policy bundle {folder}: {WEIGHTS} is not a state dict")
     _check_architecture(folder, spec, state, manifest)
+    bad = [k for k, t in state.items() if not torch.is_floating_point(t) or not bool(torch.isfinite(t).all())]
+    if bad:
+        raise BundleError(f"policy bundle {folder}: {WEIGHTS} holds weights that are not finite numbers ({bad[0]})")
     net = BalootNet(spec)
     net.load_state_dict(state)
     net.eval()
@@ -365,6 +368,12 @@ def describe_evaluations(manifest: dict[str, Any]) -> str:
             f"vs {ev.get('label') or Path(opp).name or opp} {ev['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] on {where}, {ev.get('date', 'undated')}"
         )
     return "; ".join(parts)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``, ``\\x1b``): a name read from a
+    manifest cannot start a forged log line or move the cursor."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, threads: int | None = 1) -> PolicyAgent:
@@ -396,8 +405,8 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
         torch.set_num_threads(threads)
     log.info(
         "loaded policy %s from %s: weights sha256 %s, %d parameters, eval: %s",
-        manifest["name"],
-        path,
+        printable(str(manifest["name"])),
+        printable(str(path)),
         manifest["weights_sha256"],
         sum(p.numel() for p in net.parameters()),
         describe_evaluations(manifest),

@@ -37,6 +37,13 @@ NUM_BID_ACTIONS = NUM_CALL_ACTIONS  # the bidding head: pass, the calls and the 
 MASKED_LOGIT = -1e8
 
 
+MAX_LAYERS, MAX_WIDTH = 8, 4096  # an architecture past these is not one of ours (and would fill the memory)
+
+
+def _is_width(w: Any) -> bool:
+    return not isinstance(w, bool) and isinstance(w, int) and 1 <= w <= MAX_WIDTH
+
+
 @dataclass(frozen=True)
 class NetSpec:
     """Architecture of a ``BalootNet`` (saved in checkpoints and bundle manifests)."""
@@ -46,6 +53,26 @@ class NetSpec:
     value_hidden: tuple[int, ...] = (128,)
     privileged_critic: bool = False
     obs_size: int = OBS_SIZE
+
+    def __post_init__(self) -> None:
+        """Refuse an architecture that cannot be built, or one far past any network of ours (a
+        bundle's manifest or a config may say anything): ``ValueError`` naming the field."""
+
+        def widths(name: str, value: Any, least: int) -> None:
+            ok = isinstance(value, tuple) and least <= len(value) <= MAX_LAYERS
+            if not ok or not all(_is_width(w) for w in value):
+                raise ValueError(
+                    f"net {name} must be {least} to {MAX_LAYERS} layer widths of 1 to {MAX_WIDTH}, got {value!r}"
+                )
+
+        widths("trunk", self.trunk, 1)
+        widths("value_hidden", self.value_hidden, 0)
+        if not _is_width(self.head_hidden):
+            raise ValueError(f"net head_hidden must be a width of 1 to {MAX_WIDTH}, got {self.head_hidden!r}")
+        if not isinstance(self.privileged_critic, bool):
+            raise ValueError(f"net privileged_critic must be true or false, got {self.privileged_critic!r}")
+        if isinstance(self.obs_size, bool) or not isinstance(self.obs_size, int) or self.obs_size < 1:
+            raise ValueError(f"net obs_size must be a positive integer, got {self.obs_size!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,10 +87,10 @@ class NetSpec:
     def from_dict(cls, d: dict[str, Any]) -> NetSpec:
         return cls(
             trunk=tuple(d["trunk"]),
-            head_hidden=int(d["head_hidden"]),
+            head_hidden=d["head_hidden"],
             value_hidden=tuple(d["value_hidden"]),
-            privileged_critic=bool(d["privileged_critic"]),
-            obs_size=int(d["obs_size"]),
+            privileged_critic=d["privileged_critic"],
+            obs_size=d["obs_size"],
         )
 
 

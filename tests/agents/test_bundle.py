@@ -418,3 +418,46 @@ def test_every_network_player_samples_with_it():
     u = np.random.default_rng(9).random(500) * probs.sum(axis=1)
     cum = np.cumsum(probs, axis=1)
     assert picks == [int(np.argmax(row > x)) for row, x in zip(cum, u, strict=True)]  # inverse CDF
+
+
+@pytest.mark.parametrize(
+    "net",
+    [
+        {"trunk": [], "head_hidden": 8, "value_hidden": [8], "privileged_critic": False, "obs_size": 697},
+        {"trunk": [-5], "head_hidden": 8, "value_hidden": [8], "privileged_critic": False, "obs_size": 697},
+        {"trunk": ["a"], "head_hidden": 8, "value_hidden": [8], "privileged_critic": False, "obs_size": 697},
+        {"trunk": [16], "head_hidden": 10**6, "value_hidden": [8], "privileged_critic": False, "obs_size": 697},
+        {"trunk": [16], "head_hidden": 8, "value_hidden": 8, "privileged_critic": False, "obs_size": 697},
+        {"trunk": [16], "head_hidden": 8, "value_hidden": [8], "privileged_critic": "yes", "obs_size": 697},
+        {"trunk": [16], "head_hidden": 8.5, "value_hidden": [8], "privileged_critic": False, "obs_size": 697},
+    ],
+    ids=["empty-trunk", "negative", "text", "huge", "not-a-list", "not-a-bool", "fraction"],
+)
+def test_a_resealed_impossible_architecture_is_a_bundle_error(tmp_path, net):
+    """A forger who renews the checksums can write any net spec: each is a BundleError, never an
+    IndexError, RuntimeError, TypeError or a network that fills the memory."""
+    folder = make_bundle(tmp_path / "b")
+    edit_manifest(folder, net=net)
+    with pytest.raises(BundleError, match="malformed architecture"):
+        load_policy(folder)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["nan", "inf"])
+def test_weights_that_are_not_finite_are_refused(tmp_path, value):
+    torch.manual_seed(0)
+    net = BalootNet(SMALL)
+    with torch.no_grad():
+        net.card_head[2].bias[3] = value
+    folder = save_bundle(tmp_path / "b", net, name="nan")
+    with pytest.raises(BundleError, match=r"not finite numbers \(card_head.2.bias\)"):
+        load_policy(folder)
+
+
+def test_a_name_with_control_characters_cannot_forge_a_log_line(tmp_path, caplog):
+    folder = make_bundle(tmp_path / "b")
+    edit_manifest(folder, name="ok\nINFO forged line\x1b[2K")
+    with caplog.at_level(logging.INFO):
+        load_policy(folder)
+    lines = [r.getMessage() for r in caplog.records if "loaded policy" in r.getMessage()]
+    assert len(lines) == 1 and "\n" not in lines[0] and "\x1b" not in lines[0]
+    assert "ok\\nINFO forged line\\x1b[2K" in lines[0]
