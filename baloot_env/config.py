@@ -24,7 +24,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_args, get_origin, get_type_hints
 
-from baloot_env.errors import ConfigError
+from baloot_env.errors import ConfigError, shown
 
 T = TypeVar("T")
 
@@ -83,7 +83,7 @@ def _typed(value: object, kind: Any, item: str, key: str) -> object:
         return None if value is None else _typed(value, args[args.index(type(None)) - 1], item, key)
     if get_origin(kind) is tuple:
         if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{item} {key} must be a list, got {value!r}")
+            raise ConfigError(f"{item} {key} must be a list, got {shown(value)}")
         return tuple(_typed(v, args[0], item, key) for v in value)
     is_bool = isinstance(value, bool)
     if kind is bool:
@@ -101,5 +101,5 @@ def _typed(value: object, kind: Any, item: str, key: str) -> object:
     else:
         raise TypeError(f"from_mapping handles bool, int, float, str, tuples and dataclasses, not {kind!r} ({key})")
     if not ok:
-        raise ConfigError(f"{item} {key} must be {_KINDS[kind]}, got {value!r}")
+        raise ConfigError(f"{item} {key} must be {_KINDS[kind]}, got {shown(value)}")
     return value

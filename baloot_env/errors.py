@@ -22,3 +22,18 @@ class ConfigError(BalootError):
 
 class StateError(BalootError):
     """A saved state that cannot be restored (corrupt, wrong version, inconsistent)."""
+
+
+SHOWN_CHARS = 80  # the most of a bad value an error message quotes
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message, safe for anything a caller may pass: an integer too
+    long for Python to print (over 4,300 digits) is named by its size, and a long repr is cut."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"<an integer of {value.bit_length():,} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is still a bad value to name
+        return f"<a {type(value).__name__}>"
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."

@@ -25,7 +25,7 @@ from baloot_env.bidding import FIRST_ROUND, apply_bid, legal_bids
 from baloot_env.cards import NO_CARD, NO_TRUMP, cards_of, mask_of
 from baloot_env.deal import Deal
 from baloot_env.doubling import apply_doubling, legal_doubling
-from baloot_env.errors import BalootError, IllegalActionError
+from baloot_env.errors import BalootError, IllegalActionError, shown
 from baloot_env.inference import projects_public
 from baloot_env.phases import BIDDING, DONE, DOUBLING, PHASES, PLAY
 from baloot_env.play import NO_LEAD, legal_cards, play_card
@@ -227,11 +227,11 @@ class HandState:
 
     def _illegal(self, action: object, mask: int) -> IllegalActionError:
         if self.phase == DONE:
-            return IllegalActionError(f"action {action!r}: the hand is over, no seat may act")
+            return IllegalActionError(f"action {shown(action)}: the hand is over, no seat may act")
         legal = [action_name(a) for a in cards_of(mask)]
-        what = action_name(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else repr(action)
+        what = action_name(action) if isinstance(action, int) and 0 <= action < NUM_ACTIONS else shown(action)
         return IllegalActionError(
-            f"seat {self.to_act} may not play {what} ({action!r}) in the {self.phase} phase; legal: {legal}"
+            f"seat {self.to_act} may not play {what} ({shown(action)}) in the {self.phase} phase; legal: {legal}"
         )
 
     # ------------------------------------------------------------------ public views

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from baloot_env.deal import parse_deal
-from baloot_env.errors import BalootError, StateError
+from baloot_env.errors import BalootError, StateError, shown
 from baloot_env.projects import Project
 from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig, match_score_problem
@@ -66,7 +66,7 @@ def from_json(cls: type[HandState], data: object) -> HandState:
         )
     fmt = data.get("format")
     if not (isinstance(fmt, str) and fmt == STATE_FORMAT):
-        raise StateError(f"saved hand state field 'format' must be {STATE_FORMAT!r}, got {fmt!r}")
+        raise StateError(f"saved hand state field 'format' must be {STATE_FORMAT!r}, got {shown(fmt)}")
     missing = [k for k in SAVED_FIELDS if k not in data]
     if missing:
         raise StateError(f"saved hand state is missing the fields {missing}")
@@ -87,7 +87,7 @@ def from_json(cls: type[HandState], data: object) -> HandState:
         raise bad("deal", e) from None
     score = data["match_score"]
     if not (isinstance(score, list) and len(score) == 2 and all(type(x) is int for x in score)):
-        raise bad("match_score", f"must be a list of two ints [team 0, team 1], got {score!r}")
+        raise bad("match_score", f"must be a list of two ints [team 0, team 1], got {shown(score)}")
     problem = match_score_problem((score[0], score[1]), rules)
     if problem:
         raise bad("match_score", problem)

@@ -10,6 +10,7 @@ from typing import Any
 
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
+from baloot_env.errors import shown as quoted
 from baloot_env.seats import next_seat
 
 TARGET_SCORE = 152  # R8.1
@@ -56,7 +57,7 @@ class RuleConfig:
     def __post_init__(self) -> None:
         for name in ("sun_double", "projects", "doubling", "win_above", "baloot_kept"):
             if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"RuleConfig.{name} must be True or False, got {getattr(self, name)!r}")
+                raise ConfigError(f"RuleConfig.{name} must be True or False, got {quoted(getattr(self, name))}")
         for name, allowed in (
             ("match", MATCH_MODES),
             ("tie_rule", TIE_RULES),
@@ -64,10 +65,10 @@ class RuleConfig:
             ("deal_rotation", DEAL_ROTATIONS),
         ):
             if getattr(self, name) not in allowed:
-                raise ConfigError(f"RuleConfig.{name} must be one of {allowed}, got {getattr(self, name)!r}")
+                raise ConfigError(f"RuleConfig.{name} must be one of {allowed}, got {quoted(getattr(self, name))}")
         # A real int: 5.0 == 5 and True == 1, but neither is a number of hands (nor JSON's int).
         if not isinstance(self.hands, int) or isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:
-            raise ConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {self.hands!r}")
+            raise ConfigError(f"RuleConfig.hands must be one of {HANDS_CHOICES}, got {quoted(self.hands)}")
 
     def next_dealer(self, dealer: int) -> int:
         """The dealer after ``dealer`` (R2.1, V9)."""
@@ -111,7 +112,7 @@ def match_score_problem(score: tuple[int, int], rules: RuleConfig) -> str | None
         score: two ints, team 0 then team 1 (the caller checks the types).
         rules: the match's rules (``match``, ``hands``, ``win_above``).
     """
-    shown = list(score)
+    shown = f"[{', '.join(quoted(v) for v in score)}]"
     if min(score) < 0:
         return f"a match score is never negative (R7, R8), got {shown}"
     top = max(score)

@@ -23,6 +23,7 @@ from baloot_env.match import MatchState
 from baloot_env.rules import RuleConfig
 
 SCORE = (40, 70)
+HUGE = 10**5000  # str() of it raises ValueError (Python's 4,300-digit limit)
 
 
 def mid_hand_state() -> HandState:
@@ -166,6 +167,12 @@ CASES = [
     (("snapshot", "history"), MISSING, "history"),
     (("snapshot", "invented"), 1, "invented"),
     (("unknown_field",), 1, "unknown_field"),
+    # integers too long for Python to print (over 4,300 digits): still a StateError naming the field
+    *[
+        ((f,), v, f)
+        for f, v in (("format", HUGE), ("match_score", [HUGE, 0]), ("history", [HUGE]), ("rules", {"hands": HUGE}))
+    ],
+    (("snapshot", "level"), HUGE, "level"),
 ]
 
 
@@ -271,3 +278,17 @@ def test_any_json_value_in_any_field_gives_a_state_error_or_the_same_state(path,
     except StateError:
         return
     assert restored == STATE and restored.to_json() == SAVED
+
+
+def test_an_action_too_long_to_print_is_an_illegal_action_error():
+    """``env.step`` and ``HandState.apply``: the one exception type, with the value named by its size."""
+    from baloot_env import env
+    from baloot_env.errors import IllegalActionError
+
+    e = env()
+    e.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="an integer of 16,610 bits"):
+        e.step(HUGE)
+    state = HandState(random_deal(random.Random(0)))
+    with pytest.raises(IllegalActionError, match="an integer of 16,610 bits"):
+        state.apply(-HUGE)
