@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from typing import Any
 
 MiB = 1 << 20
@@ -66,15 +67,20 @@ def read_text_checked(path: str | os.PathLike[str], what: str, limit: int = SMAL
         raise InputFileError(f"{what} {str(path)!r} is not UTF-8 text (byte {e.start})") from None
 
 
-def parse_json(text: str, what: str) -> Any:
-    """``json.loads``, with the failures that are not bad JSON as one ``InputFileError`` naming
+def parse_checked(load: Callable[[str], Any], text: str, what: str, syntax_error: type[Exception]) -> Any:
+    """``load(text)``, with the failures that are not bad syntax as one ``InputFileError`` naming
     ``what``: nesting deeper than Python's recursion allows, an integer of more digits than Python
-    converts. Bad JSON stays ``json.JSONDecodeError`` (each reader words it its own way)."""
+    converts. A ``syntax_error`` (bad JSON, bad YAML) is raised as it is: each reader words it."""
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return load(text)
+    except syntax_error:
         raise
     except RecursionError:
         raise InputFileError(f"{what} is nested too deeply to be one of ours") from None
     except ValueError as e:  # "Exceeds the limit (4300 digits) for integer string conversion"
         raise InputFileError(f"{what} holds a number too long to read ({e})") from None
+
+
+def parse_json(text: str, what: str) -> Any:
+    """``json.loads`` through ``parse_checked`` (bad JSON stays ``json.JSONDecodeError``)."""
+    return parse_checked(json.loads, text, what, json.JSONDecodeError)

@@ -19,7 +19,7 @@ import yaml
 
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
-from baloot_io.reading import InputFileError, check_regular_file, read_text_checked
+from baloot_io.reading import InputFileError, check_regular_file, parse_checked, read_text_checked
 
 RULES_HELP = (
     "the rule variants of every hand: KEY=VALUE pairs of RuleConfig (sun_double=true deal_rotation=right), "
@@ -75,17 +75,9 @@ def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
 
 
 def parse_yaml(text: str, what: str) -> Any:
-    """``yaml.safe_load``, with the failures that are not bad YAML as one ``InputFileError``
-    naming ``what`` (``baloot_io.reading.parse_json``'s: too deep, a number too long); bad YAML
-    stays ``yaml.YAMLError``."""
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
-        raise
-    except RecursionError:
-        raise InputFileError(f"{what} is nested too deeply to be one of ours") from None
-    except ValueError as e:  # an integer of over 4,300 digits
-        raise InputFileError(f"{what} holds a number too long to read ({e})") from None
+    """``yaml.safe_load`` through ``baloot_io.reading.parse_checked`` (too deep, a number too long:
+    ``InputFileError``; bad YAML stays ``yaml.YAMLError``)."""
+    return parse_checked(yaml.safe_load, text, what, yaml.YAMLError)
 
 
 def check_database(path: str | os.PathLike[str], flag: str) -> None:

@@ -36,8 +36,7 @@ from baloot_env.batch.play import play_card
 from baloot_env.batch.state import HANDS, NUM_FIELDS, NUM_RESULTS, RAW, TO_ACT, TRICK_SIZE, TRICKS_PLAYED, TRICKS_WON
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
 from baloot_env.observation import OBS_SIZE
-
-REWARD_SCALE = 44.0  # game points per unit of the critic's value: the env's reward="diff" (a Sun kaboot)
+from baloot_env.rewards import REWARD_SCALE  # game points per unit of the critic's value (reward "diff")
 
 
 @njit
