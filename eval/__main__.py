@@ -27,8 +27,10 @@ from eval.cli import (
     InputError,
     OneLineParser,
     check_database,
+    check_distinct,
     check_output_dir,
     check_output_path,
+    check_png_path,
     check_range,
     one_line,
     rules_arg,
@@ -39,7 +41,7 @@ from eval.duplicate import AgentError
 from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
-from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, promote, resolve_champion
+from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, check_history, promote, resolve_champion
 from eval.replays import save_eval_hands
 from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
@@ -134,11 +136,15 @@ def run_main(argv: list[str]) -> int:
     if args.json:
         check_output_path(args.json, "--json")
     if png:
-        check_output_path(png, "--png")
+        check_png_path(png, "--png")
     if args.save_worst is not None and (args.save_hands is None or args.save_worst < 1):
         raise InputError(f"--save-worst needs --save-hands and a count of at least 1, got {args.save_worst}")
     if args.save_hands:
         check_database(args.save_hands, "--save-hands")
+    check_distinct(
+        {"--a": args.a, "--b": args.b, "--deal-set": args.deal_set},
+        {"--json": args.json, "--png": png, "--save-hands": args.save_hands},
+    )
     run = run_duplicate(
         args.a,
         args.b,
@@ -224,6 +230,11 @@ def promote_main(argv: list[str]) -> int:
     check_rules([args.candidate, champion], args.rules, args.other_rules)
     check_output_path(pointer, "--pointer")
     check_output_path(history, "--history")
+    check_distinct(
+        {"--candidate": args.candidate, "--deal-set": args.deal_set},  # the champion file may be the pointer
+        {"--pointer": pointer, "--history": history},
+    )
+    check_history(history)
     entry = promote(cfg)
     lo, hi = entry["ci95"]
     verdict = "PROMOTED" if entry["promoted"] else "NOT PROMOTED (champion unchanged)"

@@ -80,6 +80,29 @@ def parse_yaml(text: str, what: str) -> Any:
     return parse_checked(yaml.safe_load, text, what, yaml.YAMLError)
 
 
+def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """No output is the file of an input (``--json`` on the ``--deal-set``) or of another output
+    (``--pointer`` on ``--history``); flag -> path, None and agent or deal-set names skipped.
+    Inputs may repeat (a bundle against itself)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for is_output, named in ((False, inputs), (True, outputs)):
+        for flag, path in named.items():
+            if path is None or (os.sep not in path and not os.path.lexists(path)):
+                continue  # a name, not a file
+            key = os.path.realpath(path)
+            if key in seen and (is_output or seen[key][0] in outputs):
+                other, other_path = seen[key]
+                raise InputError(f"{flag} {path!r} is the same file as {other} {other_path!r}; give each its own path")
+            seen.setdefault(key, (flag, path))
+
+
+def check_png_path(path: str, flag: str) -> None:
+    """A plot is written as PNG: its path ends in ``.png`` (so ``--png report.json`` is not taken)."""
+    check_output_path(path, flag)
+    if not path.lower().endswith(".png"):
+        raise InputError(f"{flag} {path!r}: a plot is a PNG file, its name must end in .png")
+
+
 def check_database(path: str | os.PathLike[str], flag: str) -> None:
     """``path`` can hold a SQLite database of hands (``baloot_io.hands_db``): a writable place for a
     new file, or an existing regular file that SQLite opens (not a FIFO, a device, another file)."""

@@ -216,6 +216,30 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     return entry
 
 
+def check_history(path: str) -> None:
+    """``path`` is a promotion history to append to: no file yet, or one whose every line is a
+    test this module wrote (so ``--history`` cannot append to any other file).
+
+    Raises:
+        PromotionError: not a regular file, too big, or a line that is not a promotion test.
+    """
+    if not os.path.lexists(path):
+        return
+    try:
+        text = read_text_checked(path, "promotion history", HISTORY_LIMIT)
+    except InputFileError as e:
+        raise PromotionError(str(e)) from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = parse_json(line, f"promotion history {path!r} line {n}")
+        except (InputFileError, json.JSONDecodeError):
+            entry = None
+        if not isinstance(entry, dict) or not {"candidate", "champion", "decision"} <= set(entry):
+            raise PromotionError(f"--history {path!r} is not a promotion history (line {n}); it is left as it is")
+
+
 def _append_line_atomic(path: str, line: str) -> None:
     """Append one line by rewriting the file atomically (history files are small)."""
     old = ""

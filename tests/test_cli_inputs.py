@@ -10,6 +10,7 @@ subprocesses.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,6 +60,8 @@ def places(tmp_path):
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(cfg))
     (tmp_path / "bad.yaml").write_text("ppo: [1, 2\nseed: 0\n")
     (tmp_path / "afile").write_text("not a folder")
+    (tmp_path / "notes.txt").write_text("my notes, not a promotion history\n")
+    shutil.copy(ROOT / "eval" / "deals" / "small.json", tmp_path / "deals.json")
     # agent files that resolve but do not build: found only when a worker built them, before
     (tmp_path / "badsplit.json").write_text('{"agent": "split", "params": {"cards": "search", "calls": "heuristic"}}')
     (tmp_path / "badsearch.json").write_text('{"agent": "search", "params": {"wrolds": 8}}')
@@ -185,6 +188,12 @@ EVAL_CASES = [
     (["--a", "alphabaloot"], r"--a alphabaloot: unknown agent"),
     (["--b", "{tmp}/missing.json"], r"--b .*missing.json: agent file .* does not exist"),
     (["--bogus"], r"unrecognized arguments: --bogus"),
+    (["--png", "{tmp}/plot.txt"], r"--png .*plot.txt': a plot is a PNG file"),
+    (
+        ["--deal-set", "{tmp}/deals.json", "--json", "{tmp}/deals.json"],
+        r"--json .*deals.json' is the same file as --deal-set",
+    ),
+    (["--json", "{tmp}/r.json", "--save-hands", "{tmp}/r.json"], r"--save-hands .* is the same file as --json"),
 ]
 
 
@@ -215,6 +224,8 @@ PROMOTE_CASES = [
     (["--candidate", "alphabaloot"], r"unknown agent 'alphabaloot'"),
     (["--champion", "{tmp}/missing.json"], r"--champion .*missing.json: agent file .* does not exist"),
     (["--looks", "two"], r"argument --looks: invalid int value"),
+    (["--history", "{tmp}/notes.txt"], r"--history .*notes.txt' is not a promotion history \(line 1\)"),
+    (["--pointer", "{tmp}/p.json", "--history", "{tmp}/p.json"], r"--history .*p.json' is the same file as --pointer"),
 ]
 
 
@@ -368,3 +379,11 @@ def test_a_pool_whose_workers_cannot_build_an_agent_ends_with_its_error(tmp_path
     bundle = str(_flipped_champion(tmp_path))
     with pytest.raises(AgentSpecError, match="a worker could not build its agents: .*weights.pt has SHA-256"):
         run_duplicate(bundle, "heuristic", load_named("small"), workers=2, hi=4, matches=False, other_rules=True)
+
+
+def test_inputs_may_repeat_but_an_output_may_not_be_an_input():
+    from eval.cli import InputError, check_distinct
+
+    check_distinct({"--a": CHAMPION, "--b": CHAMPION, "--deal-set": "dev960"}, {"--json": None})  # a bundle vs itself
+    with pytest.raises(InputError, match="--json .* is the same file as --a"):
+        check_distinct({"--a": CHAMPION, "--b": "random"}, {"--json": CHAMPION})
