@@ -23,6 +23,7 @@ from agents.registry import AgentSpecError, known_agents, make_agent
 from baloot_io.atomic import write_json_atomic
 from eval.cli import (
     CONFIG_HELP,
+    MAX_WORKERS,
     RULES_HELP,
     InputError,
     OneLineParser,
@@ -78,7 +79,7 @@ def _check_common(args: argparse.Namespace) -> tuple[DealSet, DealSet]:
     set, the deals to play)."""
     args.rules = rules_arg(args.rules)
     check_range("--seed", args.seed, 0)
-    check_range("--workers", args.workers, 1)
+    check_range("--workers", args.workers, 1, MAX_WORKERS)
     check_range("--torch-threads", args.torch_threads, 1)
     full = load_named(args.deal_set)
     if args.deals is not None:

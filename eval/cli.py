@@ -33,6 +33,9 @@ CONFIG_HELP = (
 )
 
 
+MAX_WORKERS = 64  # processes one command may start (evaluation, labelling, learner processes)
+
+
 class InputError(ValueError):
     """A command-line input that cannot work (a count out of range, an unwritable path)."""
 
@@ -54,6 +57,21 @@ def check_range(flag: str, value: int, low: int, high: int | None = None, note: 
     if value < low or (high is not None and value > high):
         want = f">= {low}" if high is None else f"between {low} and {high}"
         raise InputError(f"{flag} must be {want}{note}, got {value}")
+
+
+def memory_bytes() -> int:
+    """This machine's physical memory in bytes (what no run can go beyond)."""
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def memory_need(what: str, count: int, bytes_each: int) -> str | None:
+    """Why ``count`` items of ``bytes_each`` bytes cannot be held (more than this machine's
+    memory), or None when they fit: the check that a size given in a config or on a command line
+    does not fill the memory minutes into a run."""
+    need, have = count * bytes_each, memory_bytes()
+    if need <= have:
+        return None
+    return f"{what} would need {need / 2**30:,.1f} GiB, more than this machine's {have / 2**30:,.1f} GiB of memory"
 
 
 def check_output_path(path: str | os.PathLike[str], flag: str) -> None:

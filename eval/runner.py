@@ -299,7 +299,7 @@ def run_duplicate(
             if previous is not None:
                 _set_torch_threads(previous)
     else:
-        results = _run_pool(workers, init_args, threads, tasks, bar)
+        results = _run_pool(min(workers, len(tasks)), init_args, threads, tasks, bar)  # no idle processes
     bar.close()
     return _run_result(tasks, results, matches, lo, hi, t0)
 

@@ -65,6 +65,8 @@ def places(tmp_path):
     # agent files that resolve but do not build: found only when a worker built them, before
     (tmp_path / "badsplit.json").write_text('{"agent": "split", "params": {"cards": "search", "calls": "heuristic"}}')
     (tmp_path / "badsearch.json").write_text('{"agent": "search", "params": {"wrolds": 8}}')
+    (tmp_path / "hugesearch.json").write_text('{"agent": "search", "params": {"worlds": 1000000}}')
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")  # a symlink loop
     (tmp_path / "norun").mkdir()  # a folder that is not a run: no config.yaml
     (tmp_path / "nockpt").mkdir()  # a run folder with its config but no checkpoint
     (tmp_path / "nockpt" / "config.yaml").write_text(yaml.safe_dump(cfg))
@@ -108,7 +110,7 @@ TRAIN_CASES = [
     (["--set", "ppo.n_epochs=0"], r"ppo.n_epochs must be >= 1, got 0"),
     (["--set", "ppo.total_steps=-5"], r"ppo.total_steps must be >= 0 .*got -5"),
     (["--set", "calls.positions=-1"], r"calls.positions must be >= 0 .*got -1"),
-    (["--set", "calls.worlds=0"], r"calls.worlds must be >= 1, got 0"),
+    (["--set", "calls.worlds=0"], r"calls.worlds must be in \[1, 65,536\], got 0"),
     (["--set", "calls.heuristic_share=1.5"], r"calls.heuristic_share must be in \[0, 1\], got 1.5"),
     (["--set", "ppo.batch_size=4096"], r"ppo.batch_size must be in \[2, ppo.n_envs \* ppo.n_steps = 128\]"),
     (["--set", "ppo.gamma=1.5"], r"ppo.gamma must be in \[0, 1\]"),
@@ -122,7 +124,20 @@ TRAIN_CASES = [
     (["--set", "opponents.pool_size=0"], r"opponents.pool_size must be >= 1"),
     (["--set", "eval.deals=0"], r"eval.deals must be in \[1, 64\]"),
     (["--set", "eval.final_deals=65"], r"eval.final_deals must be in \[1, 64\]"),
-    (["--set", "eval.workers=0"], r"eval.workers must be >= 1"),
+    (["--set", "eval.workers=0"], r"eval.workers must be in \[1, 64\]"),
+    (["--set", "eval.workers=65"], r"eval.workers must be in \[1, 64\]"),
+    (["--set", "expert.workers=1000"], r"expert.workers must be in \[1, 64\]"),
+    (["--set", "ppo.n_envs=100000000"], r"ppo.n_envs \* ppo.n_steps: a rollout of .* GiB, more than this machine's"),
+    (
+        ["--set", "pretrain.positions=10000000000"],
+        r"pretrain.positions: .* would need .* GiB, more than this machine's",
+    ),
+    (["--set", "expert.positions=10000000000"], r"expert.positions: .* would need .* GiB"),
+    (["--set", "calls.worlds=100000"], r"calls.worlds must be in \[1, 65,536\]"),
+    (
+        ["--set", "expert.teacher={tmp}/hugesearch.json"],
+        r"expert.teacher: search param worlds must be an integer in \[1, 65,536\]",
+    ),
     (["--set", "eval.promotion_alpha=0.5"], r"eval.promotion_alpha must be in \(0, 0.5\)"),
     (
         ["--set", "pretrain.positions=100", "--set", "pretrain.teacher=alphabaloot"],
@@ -141,6 +156,11 @@ TRAIN_CASES = [
     (["--set", "ppo.n_envs=[1,"], r"override 'ppo.n_envs=\[1,': the value is not valid YAML"),
     (["--set", "bogus=1"], r"unknown config keys \['bogus'\]"),
     (["--run-dir", "{tmp}/afile"], r"run_dir .*afile' is a file, not a folder"),
+    (["--run-dir", "{tmp}/loop"], r"run_dir .*loop' cannot be followed: Symlink loop"),
+    (["--run-dir", "."], r"run_dir '.' holds the current folder"),
+    (["--run-dir", "{tmp}/norun/.."], r"run_dir .* holds files that are not a run of python -m train"),
+    (["--run-dir", " "], r"--run-dir must be a folder path, got ' '"),
+    (["--run-dir", ""], r"--run-dir must be a folder path, got ''"),
     (["--bogus"], r"unrecognized arguments: --bogus"),
     (["--resume", "{tmp}/run"], r"--resume .*run: no such run folder"),
     (["--resume", "{tmp}/norun"], r"--resume .*norun: no config.yaml in it"),
@@ -177,7 +197,9 @@ EVAL_CASES = [
     (["--deals", "65"], r"--deals must be between 1 and 64"),
     (["--deals", "-3"], r"--deals must be between 1 and 64"),
     (["--deals", "x"], r"argument --deals: invalid int value: 'x'"),
-    (["--workers", "0"], r"--workers must be >= 1, got 0"),
+    (["--workers", "0"], r"--workers must be between 1 and 64, got 0"),
+    (["--workers", "65"], r"--workers must be between 1 and 64, got 65"),
+    (["--a", "{tmp}/hugesearch.json"], r"search param worlds must be an integer in \[1, 65,536\], got 1000000"),
     (["--torch-threads", "0"], r"--torch-threads must be >= 1, got 0"),
     (["--seed", "-1"], r"--seed must be >= 0"),
     (["--json", "{tmp}"], r"--json .* is a folder, not a file path"),
@@ -216,7 +238,7 @@ PROMOTE_CASES = [
     (["--deals", "0"], r"--deals must be between 1 and 64"),
     (["--looks", "0"], r"--looks must be between 1 and 64"),
     (["--deals", "8", "--looks", "9"], r"--looks must be between 1 and 8"),
-    (["--workers", "0"], r"--workers must be >= 1"),
+    (["--workers", "0"], r"--workers must be between 1 and 64"),
     (["--torch-threads", "0"], r"--torch-threads must be >= 1"),
     (["--pointer", "{tmp}/afile/champion.json"], r"--pointer .*afile is a file, not a folder"),
     (["--pointer", "{tmp}"], r"--pointer .* is a folder"),
@@ -243,7 +265,7 @@ LEAGUE_CASES = [
     (["--agents", "heuristic", "heuristic"], r"--agents needs at least two different agents"),
     (["--agents", "heuristic", "random", "alphabaloot"], r"--agents alphabaloot: unknown agent"),
     (["--agents", "heuristic", "random", "--deals", "0"], r"--deals must be between 1 and 64"),
-    (["--agents", "heuristic", "random", "--workers", "0"], r"--workers must be >= 1"),
+    (["--agents", "heuristic", "random", "--workers", "0"], r"--workers must be between 1 and 64"),
     (["--agents", "heuristic", "random", "--json", "{tmp}"], r"--json .* is a folder"),
     (["--agents", "heuristic", "random", "--json", "{tmp}/afile/l.json"], r"--json .*afile is a file"),
     (["--agents"], r"argument --agents: expected at least one argument"),
@@ -291,11 +313,12 @@ DISTILL_CASES = [
     (["--eval-deal-set", "nope"], r"unknown deal set 'nope'"),
     (["--eval-deals", "-1"], r"--eval-deals must be between 0 and 960"),
     (["--eval-deals", "961"], r"--eval-deals must be between 0 and 960"),
-    (["--eval-workers", "0"], r"--eval-workers must be >= 1"),
+    (["--eval-workers", "0"], r"--eval-workers must be between 1 and 64"),
     (["--onnx-timing", "-1"], r"--onnx-timing must be >= 0"),
     (["--torch-threads", "0"], r"--torch-threads must be >= 1"),
     (["--seed", "-2"], r"--seed must be >= 0"),
     (["--positions", "10"], r"positions must be >= 200"),
+    (["--positions", "1000000000000"], r"--positions 1,000,000,000,000 would need .* GiB, more than this machine's"),
     (["--trunk", "a"], r"argument --trunk: invalid _int_tuple value: 'a'"),
 ]
 
@@ -387,3 +410,42 @@ def test_inputs_may_repeat_but_an_output_may_not_be_an_input():
     check_distinct({"--a": CHAMPION, "--b": CHAMPION, "--deal-set": "dev960"}, {"--json": None})  # a bundle vs itself
     with pytest.raises(InputError, match="--json .* is the same file as --a"):
         check_distinct({"--a": CHAMPION, "--b": "random"}, {"--json": CHAMPION})
+
+
+def test_evaluation_starts_no_more_workers_than_it_has_tasks(monkeypatch):
+    """``--workers 8`` on 16 deals (one task) starts one process, not eight."""
+    from eval import runner
+    from eval.deals import load_named
+
+    started = []
+
+    def pool(workers, init_args, threads, tasks, bar):  # the pool's work, in this process
+        started.append((workers, len(tasks)))
+        runner._init(*init_args)
+        return dict(runner._task(t) for t in tasks)
+
+    monkeypatch.setattr(runner, "_run_pool", pool)
+    result = runner.run_duplicate("heuristic", "random", load_named("small"), hi=16, workers=8, matches=False)
+    assert started == [(1, 1)]
+    assert len(result.records) == 16
+
+
+def test_a_fresh_run_never_moves_a_folder_that_is_not_a_run(places, capsys, monkeypatch):
+    from train.__main__ import main
+
+    monkeypatch.setattr(train.run, "run_training", _no_work)
+    before = sorted(p.name for p in places.iterdir())
+    code, err = _call(main, ["--config", str(places / "tiny.yaml"), "--run-dir", str(places)], capsys)
+    assert_refused(code, err, "holds files that are not a run")
+    assert sorted(p.name for p in places.iterdir()) == before
+    monkeypatch.chdir(places / "norun")  # a folder above the current one, run or not
+    code, err = _call(main, ["--config", str(places / "tiny.yaml"), "--run-dir", str(places)], capsys)
+    assert_refused(code, err, "holds the current folder")
+
+
+def test_expert_label_refuses_positions_that_cannot_fit(tmp_path, capsys):
+    from train.expert import main
+
+    code, err = _call(main, ["label", "--positions", "10000000000", "--out", str(tmp_path / "l.npz")], capsys)
+    assert_refused(code, err, r"--positions 10,000,000,000 would need .* GiB, more than this machine's")
+    assert not list(tmp_path.iterdir())

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from baloot_env.errors import ConfigError
-from eval.cli import InputError, OneLineParser, check_output_dir, one_line
+from eval.cli import InputError, OneLineParser, one_line
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint
 from train.config import config_help, load_config
@@ -33,6 +33,7 @@ from train.rllib import SCALE_HINT, ray_available
 from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
 from train.run import run_training
+from train.skeleton import check_run_dir
 
 DEFAULT_CONFIG = "configs/default.yaml"
 DEFAULT_RLLIB_CONFIG = "configs/rllib.yaml"
@@ -68,7 +69,7 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None, b
         load_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
         return
     cfg = load_config(config, overrides)
-    check_output_dir(cfg.run_dir, "run_dir")
+    check_run_dir(cfg.run_dir)
 
 
 def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
@@ -83,7 +84,7 @@ def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | 
         load_rllib_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
         return
     cfg = load_rllib_config(config, overrides)
-    check_output_dir(cfg.run_dir, "run_dir")
+    check_run_dir(cfg.run_dir)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -152,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume is not None:
         refused = [
             flag
-            for flag, given in (("--config", args.config), ("--set", args.overrides), ("--run-dir", args.run_dir))
+            for flag, given in (
+                ("--config", args.config),
+                ("--set", args.overrides),
+                ("--run-dir", args.run_dir is not None),
+            )
             if given
         ]
         if refused:
@@ -162,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
             )
             return 2
-    if args.run_dir:
+    if args.run_dir is not None:
+        if not args.run_dir.strip():
+            print(f"error: --run-dir must be a folder path, got {args.run_dir!r}", file=sys.stderr)
+            return 2
         args.overrides.append(f"run_dir={args.run_dir}")
     config = args.config
     if config is None and not args.resume:

@@ -32,6 +32,7 @@ import yaml
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import NetSpec
 from agents.registry import AgentSpecError, make_agent
+from agents.search_player.player import MAX_WORLDS
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
@@ -39,11 +40,11 @@ from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, read_text_checked
-from eval.cli import parse_yaml
+from eval.cli import MAX_WORKERS, memory_need, parse_yaml
 from eval.deals import DealSetError, load_named, require_development
 from eval.promote import DEFAULT_LOOKS
 from train.hardware import DEVICES, PRECISIONS, resolve_device
-from train.labels import TARGETS
+from train.labels import TARGETS, position_bytes
 
 
 def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
@@ -51,7 +52,7 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     return field(default=default, metadata={"help": help})
 
 
-MAX_PROCESSES = 64  # learner processes of one run (ppo.processes, train.learners)
+MAX_PROCESSES = MAX_WORKERS  # learner processes of one run (ppo.processes, train.learners)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
 
@@ -463,6 +464,8 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     for key, value in (("n_envs", p.n_envs), ("batch_size", p.batch_size)):
         _need(value % p.processes == 0, f"ppo.{key}", value, f"a multiple of ppo.processes = {p.processes}")
 
+    _fits("ppo.n_envs * ppo.n_steps", f"a rollout of {rollout:,} decisions", rollout, cfg.net.privileged_critic)
+
     # --- env
     e = cfg.env
     _need(e.episode in ("hand", "match"), "env.episode", e.episode, "'hand' or 'match'")
@@ -492,12 +495,13 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     # --- pretrain
     t = cfg.pretrain
     _need(t.positions >= 0, "pretrain.positions", t.positions, ">= 0 (0: no warm start)")
+    _fits("pretrain.positions", f"{t.positions:,} labelled positions", t.positions, cfg.net.privileged_critic)
     _need(t.epochs >= 1, "pretrain.epochs", t.epochs, ">= 1")
     _need(t.batch_size >= 1, "pretrain.batch_size", t.batch_size, ">= 1")
     _number("pretrain.learning_rate", t.learning_rate, 0, low_open=True)
     _number("pretrain.value_weight", t.value_weight, 0)
     _number("pretrain.random_share", t.random_share, 0, 1)
-    _need(t.workers >= 1, "pretrain.workers", t.workers, ">= 1")
+    _need(1 <= t.workers <= MAX_WORKERS, "pretrain.workers", t.workers, f"in [1, {MAX_WORKERS}]")
     _need(t.precision in PRECISIONS, "pretrain.precision", t.precision, " or ".join(repr(x) for x in PRECISIONS))
     if not (math.isfinite(t.soft_temperature) and t.soft_temperature >= 0):
         raise ConfigError(f"pretrain.soft_temperature must be >= 0 (0: hard labels), got {t.soft_temperature}")
@@ -518,8 +522,11 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(x.batch_size >= 1, "expert.batch_size", x.batch_size, ">= 1")
     _number("expert.learning_rate", x.learning_rate, 0, low_open=True)
     _number("expert.value_weight", x.value_weight, 0)
-    _need(x.workers >= 1, "expert.workers", x.workers, ">= 1")
+    _need(1 <= x.workers <= MAX_WORKERS, "expert.workers", x.workers, f"in [1, {MAX_WORKERS}]")
     _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
+    held = x.positions * (1 + x.aggregate)
+    what = f"{held:,} labelled positions (the round's and expert.aggregate's)"
+    _fits("expert.positions", what, held, cfg.net.privileged_critic)
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
     check_agent(x.teacher, "expert.teacher")
 
@@ -533,11 +540,19 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
 def validate_calls(c: CallsConfig) -> None:
     """The ``calls`` section's ranges (also checked by ``python -m train calls``)."""
     _need(c.positions >= 0, "calls.positions", c.positions, ">= 0 (0: no call step)")
-    _need(c.worlds >= 1, "calls.worlds", c.worlds, ">= 1")
+    _fits("calls.positions", f"{c.positions:,} labelled call decisions", c.positions)
+    _need(1 <= c.worlds <= MAX_WORLDS, "calls.worlds", c.worlds, f"in [1, {MAX_WORLDS:,}]")
     _number("calls.heuristic_share", c.heuristic_share, 0, 1)
     _need(c.epochs >= 1, "calls.epochs", c.epochs, ">= 1")
     _need(c.batch_size >= 1, "calls.batch_size", c.batch_size, ">= 1")
     _number("calls.learning_rate", c.learning_rate, 0, low_open=True)
+
+
+def _fits(key: str, what: str, positions: int, privileged: bool = True) -> None:
+    """``positions`` labelled positions (or rollout decisions) fit in this machine's memory."""
+    why = memory_need(what, positions, position_bytes(privileged))
+    if why is not None:
+        raise ConfigError(f"{key}: {why}")
 
 
 def check_agent(spec: str, where: str) -> None:
@@ -554,7 +569,7 @@ def check_agent(spec: str, where: str) -> None:
 
 def _validate_eval(e: EvalConfig) -> None:
     _need(e.every >= 0, "eval.every", e.every, ">= 0 (0: only the final evaluation)")
-    _need(e.workers >= 1, "eval.workers", e.workers, ">= 1")
+    _need(1 <= e.workers <= MAX_WORKERS, "eval.workers", e.workers, f"in [1, {MAX_WORKERS}]")
     _number("eval.promotion_alpha", e.promotion_alpha, 0, 0.5, low_open=True, high_open=True)
     _need(len(set(e.opponents)) == len(e.opponents), "eval.opponents", list(e.opponents), "without repeats")
     for opp in e.opponents:

@@ -45,9 +45,20 @@ from agents.neural.positions import collect_positions
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
-from eval.cli import CONFIG_HELP, InputError, OneLineParser, check_output_dir, check_range, one_line, settings_file
+from eval.cli import (
+    CONFIG_HELP,
+    MAX_WORKERS,
+    InputError,
+    OneLineParser,
+    check_output_dir,
+    check_range,
+    memory_need,
+    one_line,
+    settings_file,
+)
 from eval.deals import load_named
 from train.evaluation import evaluate_bundle
+from train.labels import position_bytes
 from train.supervised import Fit, fit
 
 HELD_OUT = 0.05
@@ -381,7 +392,10 @@ def check_inputs(cfg: DistillConfig) -> None:
     check_output_dir(cfg.out, "--out")
     deal_set = load_named(cfg.eval_deal_set)
     check_range("--eval-deals", cfg.eval_deals, 0, len(deal_set), f" (0: skip; the deals of {deal_set.name})")
-    check_range("--eval-workers", cfg.eval_workers, 1)
+    check_range("--eval-workers", cfg.eval_workers, 1, MAX_WORKERS)
+    why = memory_need(f"--positions {cfg.positions:,}", cfg.positions, position_bytes(False))
+    if why is not None:
+        raise InputError(why)
     check_range("--onnx-timing", cfg.onnx_timing, 0)
     check_range("--seed", cfg.seed, 0)
     check_range("--torch-threads", cfg.torch_threads, 1)

@@ -41,9 +41,18 @@ from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundl
 from agents.neural.network import BalootNet
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from eval.cli import OneLineParser, check_output_dir, check_output_path, check_range, one_line
+from eval.cli import (
+    MAX_WORKERS,
+    InputError,
+    OneLineParser,
+    check_output_dir,
+    check_output_path,
+    check_range,
+    memory_need,
+    one_line,
+)
 from train.config import EnvConfig, ExpertConfig, config_from_dict
-from train.labels import TARGETS, Labels, label_parallel, tensors
+from train.labels import TARGETS, Labels, label_parallel, position_bytes, tensors
 from train.pretrain import fit_labelled, fit_processes
 
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
@@ -151,10 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         net, manifest = load_net(a.policy)
         rules = bundle_rules(manifest)
-        check_range("--workers", a.workers, 1)
+        check_range("--workers", a.workers, 1, MAX_WORKERS)
         check_range("--seed", a.seed, 0)
         if a.action == "label":
             check_range("--positions", a.positions, 1)
+            why = memory_need(f"--positions {a.positions:,}", a.positions, position_bytes(net.spec.privileged_critic))
+            if why is not None:
+                raise InputError(why)
             cfg = replace(
                 d,
                 positions=a.positions,

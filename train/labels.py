@@ -17,6 +17,7 @@ labelling job can be fitted under several target rules (``Labels.targets``).
 from __future__ import annotations
 
 import io
+import math
 import multiprocessing as mp
 import random
 import sys
@@ -45,17 +46,26 @@ from baloot_io.atomic import write_bytes_atomic
 NetState = tuple[dict[str, Any], dict[str, torch.Tensor]]  # a network's spec (as a dict) and weights
 
 
-def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
-    """Room for ``n`` labelled positions: observations (with the privileged part when
-    ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
-    ``shared`` in shared memory for workers that write every row (``collect_parallel``)."""
+def _layout(n: int, privileged: bool) -> list[tuple[tuple[int, ...], torch.dtype]]:
     width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
-    layout: list[tuple[tuple[int, ...], torch.dtype]] = [
+    return [
         ((n, width), torch.float32),
         ((n, NUM_ACTIONS), torch.int8),
         ((n, NUM_ACTIONS), torch.float32),
         ((n,), torch.float32),
     ]
+
+
+def position_bytes(privileged: bool) -> int:
+    """The memory one labelled position takes in ``labelled_arrays``."""
+    return sum(math.prod(shape) * dt.itemsize for shape, dt in _layout(1, privileged))
+
+
+def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[torch.Tensor, ...]:
+    """Room for ``n`` labelled positions: observations (with the privileged part when
+    ``privileged``), legal masks, targets over the actions, value targets; zeroed, or with
+    ``shared`` in shared memory for workers that write every row (``collect_parallel``)."""
+    layout = _layout(n, privileged)
     if shared:  # untouched pages cost nothing before they move to shared memory
         return tuple(torch.empty(shape, dtype=dt).share_memory_() for shape, dt in layout)  # type: ignore[no-untyped-call]
     return tuple(torch.zeros(shape, dtype=dt) for shape, dt in layout)

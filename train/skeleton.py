@@ -29,10 +29,38 @@ import numpy as np
 import torch
 
 from baloot_io.atomic import remove_stale_temps, write_json_atomic
+from eval.cli import InputError, check_output_dir, one_line
 from train.checkpoint import RunLock
 from train.evaluation import evaluate_run, promotion_counts
 
 SCHEDULE = ("snapshot", "eval", "log", "checkpoint")  # what runs after an update, in this order
+RUN_MARKS = ("config.yaml", "tb", "checkpoints")  # one of them is in every run folder from its first step
+
+
+def check_run_dir(path: str) -> None:
+    """A fresh run can start in ``path``: a folder path that can be made or written, that does not
+    hold the current folder, and that is new, empty or an earlier run (``RUN_MARKS``), which the
+    run moves aside. A folder of other files is refused rather than moved: ``--run-dir .`` or a
+    project's folder must never be renamed under its user.
+
+    Raises:
+        InputError: naming the path and the problem.
+    """
+    if not path.strip():
+        raise InputError(f"run_dir must be a folder path, got {path!r}")
+    try:
+        where = Path(path).resolve()
+    except (RuntimeError, OSError) as e:  # a symlink loop, or a path the system cannot follow
+        raise InputError(f"run_dir {path!r} cannot be followed: {one_line(e)}") from None
+    here = Path.cwd().resolve()
+    if where == here or where in here.parents:
+        raise InputError(f"run_dir {path!r} holds the current folder {here}; name a folder for the run below it")
+    if where.is_dir() and any(where.iterdir()) and not any((where / m).exists() for m in RUN_MARKS):
+        raise InputError(
+            f"run_dir {path!r} holds files that are not a run of python -m train (none of "
+            f"{', '.join(RUN_MARKS)}); name a new or empty folder (nothing was moved)"
+        )
+    check_output_dir(path, "run_dir")
 
 
 class RunFrame(ABC):

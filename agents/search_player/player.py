@@ -59,7 +59,7 @@ from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.config import from_mapping
-from baloot_env.errors import ConfigError
+from baloot_env.errors import ConfigError, shown
 from baloot_env.hand import BIDDING, DOUBLING, PLAY, HandState
 from baloot_env.projects import BALOOT_POINTS, Project, declare_projects, has_baloot, scoring_projects
 from baloot_env.rules import RuleConfig
@@ -70,6 +70,17 @@ from baloot_env.view import PlayerView
 # The core backend's worlds in the median time the Python backend takes for 16 worlds:
 # benchmarks/search_speed.py measured 381 on the same decisions.
 SEARCH_DEFAULT_WORLDS = 384
+MAX_WORLDS = 65_536  # 170 times the default: about 1.5 s a decision on the core
+# the most each count may be (the least is 1; 0 for call_worlds): a size that would run silently
+# for minutes a decision, or fill the memory, is refused when the agent is built
+SEARCH_CAPS = {
+    "worlds": MAX_WORLDS,
+    "call_worlds": MAX_WORLDS,
+    "min_worlds": MAX_WORLDS,
+    "playouts": 1024,
+    "max_tries": 1_000_000,
+}
+MAX_TIME_BUDGET = 60.0  # seconds a decision
 BACKENDS = ("core", "python")  # where the playouts run (module docstring)
 CALLS = ("heuristic", "searched")  # how the bids are chosen (module docstring)
 _CORE_CHUNK = 8  # worlds per kernel call under a time budget
@@ -113,20 +124,21 @@ class SearchConfig:
     condition_play: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("worlds", "playouts", "min_worlds", "max_tries"):
+        for name, high in SEARCH_CAPS.items():
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ConfigError(f"search param {name} must be an integer >= 1, got {v!r}")
+            low = 0 if name == "call_worlds" else 1
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+                raise ConfigError(f"search param {name} must be an integer in [{low}, {high:,}], got {shown(v)}")
         if isinstance(self.endgame_tricks, bool) or self.endgame_tricks not in range(0, NUM_TRICKS + 1):
             raise ConfigError(f"search param endgame_tricks must be 0-8, got {self.endgame_tricks!r}")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ConfigError(f"search param epsilon must be in [0, 1], got {self.epsilon!r}")
-        if self.time_budget < 0:
-            raise ConfigError(f"search param time_budget must be >= 0, got {self.time_budget!r}")
+        if not 0 <= self.time_budget <= MAX_TIME_BUDGET:
+            raise ConfigError(
+                f"search param time_budget must be in [0, {MAX_TIME_BUDGET:g}] seconds, got {self.time_budget!r}"
+            )
         if self.backend not in BACKENDS:
             raise ConfigError(f"search param backend must be one of {BACKENDS}, got {self.backend!r}")
-        if isinstance(self.call_worlds, bool) or not isinstance(self.call_worlds, int) or self.call_worlds < 0:
-            raise ConfigError(f"search param call_worlds must be an integer >= 0, got {self.call_worlds!r}")
         if self.condition_play and self.backend != "core":
             raise ConfigError("search param condition_play needs backend 'core'")
         if self.calls not in CALLS:
