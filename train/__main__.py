@@ -24,7 +24,7 @@ from pathlib import Path
 from baloot_env.errors import ConfigError
 from eval.cli import InputError, OneLineParser, one_line
 from train.call_iteration import main as calls_main
-from train.checkpoint import CheckpointError, latest_checkpoint
+from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
 from train.config import config_help, load_config
 from train.curve import main as curve_main
 from train.distill import main as distill_main
@@ -64,7 +64,7 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None, b
             raise InputError(f"--resume {resume}: no such run folder")
         if not (run_dir / "config.yaml").is_file():
             raise InputError(f"--resume {resume}: no config.yaml in it (not a run folder of python -m train)")
-        latest_checkpoint(run_dir)  # CheckpointError when there is none
+        load_checkpoint(latest_checkpoint(run_dir))  # CheckpointError: none, corrupt, or forged counters
         # fresh=False: init_from served the run's start and is not read again
         load_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
         return
@@ -78,7 +78,7 @@ def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | 
     if resume:
         run_dir = Path(resume)
         try:
-            rllib_checkpoint.latest_checkpoint(run_dir)
+            rllib_checkpoint.read_state(rllib_checkpoint.latest_checkpoint(run_dir))  # and its counters
         except CheckpointError as e:
             raise InputError(f"--resume {resume}: {e}") from None
         load_rllib_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)

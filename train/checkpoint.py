@@ -29,7 +29,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from baloot_env.actions import ACTION_VERSION
-from baloot_env.errors import ConfigError
+from baloot_env.errors import ConfigError, shown
 from baloot_env.observation import OBS_VERSION
 from baloot_io.atomic import write_bytes_atomic, write_text_atomic
 
@@ -179,5 +179,48 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
             f"checkpoint {path} was written for action version {data.get('action_version')}, "
             f"this code has ACTION_VERSION {ACTION_VERSION}"
         )
+    check_counters(path, data)
     out: dict[str, Any] = data
     return out
+
+
+MAX_STEP = 2**53  # more learner decisions than any run makes; exact as a float too
+
+
+def _count(data: dict[str, Any], key: str, path: Path) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STEP:
+        raise CheckpointError(f"checkpoint {path}: {key} must be a count in [0, 2**53], got {shown(value)}")
+    return value
+
+
+def check_counters(path: Path, data: dict[str, Any]) -> None:
+    """The counters of a checkpoint agree with each other and with its name: ``step`` is the N of
+    ``step_<N>`` and, where saved, the learner processes' decisions (``num_timesteps`` times
+    ``processes``); ``n_updates`` and the expert rounds are counts (one record a round). A file
+    edited to claim more or less training than it holds is refused before the run starts.
+
+    Raises:
+        CheckpointError: naming the file and the counter.
+    """
+    step = _count(data, "step", path)
+    named = re.fullmatch(r"step_(\d+)(\.pt)?", Path(path).name)
+    if named and int(named.group(1)) != step:
+        raise CheckpointError(f"checkpoint {path}: its step {step:,} is not the step of its name")
+    if "num_timesteps" in data:
+        processes = _count(data, "processes", path) if "processes" in data else 1
+        if _count(data, "num_timesteps", path) * processes != step:
+            raise CheckpointError(
+                f"checkpoint {path}: num_timesteps {data['num_timesteps']:,} times {processes} processes "
+                f"is not its step {step:,}"
+            )
+    if "n_updates" in data:
+        _count(data, "n_updates", path)
+    expert = data.get("expert")
+    if expert is not None:
+        if not isinstance(expert, dict) or not isinstance(expert.get("stats"), list):
+            raise CheckpointError(f"checkpoint {path}: expert must hold rounds and their stats")
+        if _count(expert, "rounds", path) != len(expert["stats"]):
+            raise CheckpointError(
+                f"checkpoint {path}: {expert['rounds']:,} expert rounds with {len(expert['stats'])} records"
+            )

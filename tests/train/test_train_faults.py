@@ -335,6 +335,40 @@ def test_a_checkpoint_that_would_run_code_is_refused_and_runs_nothing(tmp_path):
     assert not planted.exists()
 
 
+FORGED = [
+    (lambda d: d.update(step=d["step"] + 256), "is not the step of its name"),
+    (lambda d: d.update(num_timesteps=10**6), "num_timesteps 1,000,000 times 1 processes is not its step"),
+    (lambda d: d.update(step=-1), "step must be a count"),
+    (lambda d: d.update(n_updates=10**80), "n_updates must be a count"),
+    (lambda d: d["expert"].update(rounds=5), "5 expert rounds with 0 records"),
+]
+
+
+@pytest.mark.parametrize("forge,match", FORGED, ids=[m for _, m in FORGED])
+def test_a_checkpoint_with_forged_counters_is_refused_before_the_run_starts(forge, match, tmp_path, capsys):
+    """``--resume`` reads the checkpoint among its inputs: a file edited to claim other counters is
+    one line and exit 2, and nothing is added to the run folder (no new TensorBoard file)."""
+    from train.__main__ import main
+    from train.trainer import Trainer
+
+    d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
+    d.update(run_dir=str(tmp_path / "run"), pretrain={"positions": 0}, eval={"every": 0, "promote": False})
+    d["ppo"]["total_steps"] = 0
+    with Trainer(config_from_dict(d), quiet=True) as t:
+        t.run()
+    (tmp_path / "run" / "summary.json").unlink(missing_ok=True)  # a run killed before its end: work left
+    path = latest_checkpoint(tmp_path / "run")
+    data = torch.load(path, weights_only=True)
+    load_checkpoint(path)  # the real one passes
+    forge(data)
+    torch.save(data, path)
+    before = sorted(str(f) for f in (tmp_path / "run").rglob("*"))
+    assert main(["--resume", str(tmp_path / "run"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and match in err[0], err
+    assert sorted(str(f) for f in (tmp_path / "run").rglob("*")) == before
+
+
 def _pool(seed: int) -> OpponentPool:
     from agents.neural.network import NetSpec
 

@@ -38,7 +38,7 @@ from agents.neural.bundle import save_bundle
 from baloot_env.config import from_mapping
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_bytes_atomic, write_json_atomic
-from train.checkpoint import CheckpointError
+from train.checkpoint import CheckpointError, check_counters
 from train.config import CONFIG_KEY, NetConfig
 
 CHECKPOINTS = "checkpoints"
@@ -122,6 +122,7 @@ def read_state(checkpoint: Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} cannot be read: {e}") from None
     if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
         raise CheckpointError(f"{path} is not an RLlib backend checkpoint state ({STATE_FORMAT})")
+    check_counters(Path(checkpoint), {"step": state.get("steps")})
     return state
 
 
