@@ -43,6 +43,7 @@ from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
 from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, check_history, promote, resolve_champion
+from eval.ray_runner import check_ray_address
 from eval.replays import save_eval_hands
 from eval.report import format_table, plot, summarize
 from eval.runner import DEFAULT_TORCH_THREADS, check_rules, run_duplicate
@@ -142,6 +143,8 @@ def run_main(argv: list[str]) -> int:
         raise InputError(f"--save-worst needs --save-hands and a count of at least 1, got {args.save_worst}")
     if args.save_hands:
         check_database(args.save_hands, "--save-hands")
+    if args.ray is not None:
+        check_ray_address(args.ray, "--ray")
     check_distinct(
         {"--a": args.a, "--b": args.b, "--deal-set": args.deal_set},
         {"--json": args.json, "--png": png, "--save-hands": args.save_hands},

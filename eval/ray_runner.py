@@ -19,6 +19,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any
 from agents.registry import AGENTS, SPEC_PARAMS, load_spec_file, make_agent, resolve_spec
 from baloot_env.deal import parse_deal
 from baloot_env.rules import RuleConfig
+from eval.cli import InputError, one_line
 from eval.runner import Task, _units, play_task
 
 SPEC_DIR = "baloot-ray-agents"  # under the worker's temp folder: agents materialised from their bytes
@@ -45,6 +47,31 @@ def require_ray() -> Any:
     except ImportError:
         raise RayUnavailableError('--ray needs Ray: pip install -e ".[scale]"') from None
     return ray
+
+
+def check_ray_address(address: str, flag: str, timeout: float = 3.0) -> None:
+    """``address`` names a Ray cluster that can be reached, checked before any work: ``local``
+    (a private Ray) and ``auto`` (Ray finds a running one, or says at once that none runs) are
+    Ray's own; ``HOST:PORT`` or ``ray://HOST:PORT`` must accept a connection within ``timeout``
+    seconds, since Ray itself retries an address where nothing listens for minutes.
+
+    Raises:
+        InputError: naming ``flag``, the address and why.
+    """
+    if address in ("local", "auto"):
+        return
+    hostport = address.split("://", 1)[1] if "://" in address else address
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InputError(f"{flag} {address!r}: an address is auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise InputError(
+            f"{flag} {address!r}: nothing answers at {host}:{port} ({e.strerror or str(e) or type(e).__name__}); "
+            "start the cluster there (ray start --head) or leave the address out for a private local Ray"
+        ) from None
 
 
 # Ray's start-up notices that say nothing to a user of a private local Ray or of this code: token
@@ -201,7 +228,10 @@ def run_tasks(
     if not ray.is_initialized():
         local = {"num_cpus": num_cpus} if address == "local" else {}
         quiet_ray_notices()
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning", **local)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="warning", **local)
+        except ConnectionError as e:  # no cluster at that address (auto: none running)
+            raise InputError(f"--ray {address!r}: {one_line(e)}") from None
         started = True
     try:
         remote = ray.remote(num_cpus=1)(_play_remote)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from baloot_env.errors import ConfigError
 from eval.cli import InputError, OneLineParser, one_line
+from eval.ray_runner import check_ray_address
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
 from train.config import config_help, load_config
@@ -150,6 +151,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.address is not None and backend != "rllib":
         print("error: --address joins a Ray cluster; it needs --backend rllib", file=sys.stderr)
         return 2
+    if args.address is not None:
+        try:
+            check_ray_address(args.address, "--address")
+        except InputError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     if args.resume is not None:
         refused = [
             flag

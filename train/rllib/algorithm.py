@@ -23,6 +23,8 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from baloot_env.actions import NUM_ACTIONS
+from baloot_env.errors import ConfigError
+from eval.cli import one_line
 from eval.ray_runner import quiet_ray_notices, start_local_ray
 from train.hardware import resolve_precision
 from train.rllib.config import RLlibTrainConfig
@@ -41,7 +43,10 @@ def connect_ray(cfg: RLlibTrainConfig, address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if address:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        try:
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+        except ConnectionError as e:
+            raise ConfigError(f"--address {address!r}: {one_line(e)}") from None
         return False
     r = cfg.rllib
     cpus = r.num_env_runners * r.num_cpus_per_env_runner + r.num_learners * r.num_cpus_per_learner

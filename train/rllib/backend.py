@@ -105,8 +105,8 @@ class RLlibTrainer(RunFrame):
             self.pool.load_members(read_members(ckpt))
         elif cfg.init_from:
             self._init_weights = self._bundle_weights(cfg.init_from)
+        self.owns_ray = connect_ray(cfg, self.address)  # a cluster that cannot be joined: before the run dir is touched
         self.prepare_run_dir(remove_partial_checkpoints(self.run_dir))
-        self.owns_ray = connect_ray(cfg, self.address)
         self.algo = build_algorithm(cfg)
         self.writer = SummaryWriter(str(self.run_dir / "tb"))
         self.sums: dict[str, float] = {}
