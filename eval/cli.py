@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,18 @@ def memory_need(what: str, count: int, bytes_each: int) -> str | None:
 def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
     """A file can be written at ``path`` (atomic writers create missing folders).
 
-    Refused: ``path`` is a folder, or the nearest existing folder above it is not a folder
-    (a file stands in the way) or is not writable.
+    Refused: ``path`` is a folder or something other than a regular file (a device, a FIFO: an
+    atomic write would replace it), or the nearest existing folder above it is not a folder (a
+    file stands in the way) or cannot take a new file (tried: a folder such as ``/proc`` passes
+    the permission bits and still refuses one).
     """
     p = Path(path)
     if str(path).strip() == "" or p.is_dir():
         raise InputError(f"{flag} {str(path)!r} is a folder, not a file path")
+    if os.path.lexists(p) and not p.is_file():
+        raise InputError(
+            f"{flag} {str(path)!r} is not a regular file (a device, a FIFO or a socket); it is left as it is"
+        )
     parent = p.absolute().parent
     while not parent.exists():
         parent = parent.parent
@@ -90,6 +97,11 @@ def check_output_path(path: str | os.PathLike[str], flag: str) -> None:
         raise InputError(f"{flag} {str(path)!r}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):  # the file itself is replaced, so only the folder matters
         raise InputError(f"{flag} {str(path)!r}: the folder {parent} is not writable")
+    try:
+        with tempfile.TemporaryFile(dir=parent, prefix=".write-check-"):
+            pass
+    except OSError as e:
+        raise InputError(f"{flag} {str(path)!r}: the folder {parent} takes no new file ({e.strerror or e})") from None
 
 
 def parse_yaml(text: str, what: str) -> Any:

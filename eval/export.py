@@ -36,6 +36,9 @@ def write_positions(path: str, count: int) -> None:
     write_text_atomic(path, json.dumps(data) + "\n")
 
 
+MAX_POSITIONS = 100_000  # positions played for --check or --time: about a minute; more proves no more
+
+
 def export_main(argv: list[str]) -> int:
     """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N] [--positions FILE]``.
 
@@ -57,9 +60,15 @@ def export_main(argv: list[str]) -> int:
         type=int,
         default=1000,
         metavar="N",
-        help="compare onnxruntime with torch on N real positions (0: skip; default 1000)",
+        help=f"compare onnxruntime with torch on N real positions (0: skip; at most {MAX_POSITIONS:,}; default 1000)",
     )
-    p.add_argument("--time", type=int, default=0, metavar="N", help="also time N decisions on one core (default 0)")
+    p.add_argument(
+        "--time",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"also time N decisions on one core (at most {MAX_POSITIONS:,}; default 0)",
+    )
     p.add_argument(
         "--positions",
         default=None,
@@ -68,8 +77,8 @@ def export_main(argv: list[str]) -> int:
     )
     args: argparse.Namespace = p.parse_args(argv)
     check_range("--opset", args.opset, MIN_OPSET, max_opset())
-    check_range("--check", args.check, 0)
-    check_range("--time", args.time, 0)
+    check_range("--check", args.check, 0, MAX_POSITIONS)
+    check_range("--time", args.time, 0, MAX_POSITIONS)
     read_manifest(args.policy)  # BundleError (a ValueError) for a missing or corrupt bundle
     check_output_path(args.out, "--out")
     check_output_path(manifest_path(args.out), "--out (its manifest)")

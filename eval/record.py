@@ -24,6 +24,7 @@ from typing import Any
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from baloot_io.reading import InputFileError, parse_json, read_text_checked
+from eval.cli import InputError, check_output_path
 from eval.deals import STANDARD_SETS, DealSetError, load_named
 
 REPORT_FORMAT = "baloot-duplicate-report-1"
@@ -77,9 +78,13 @@ def entry_from_report(report: dict[str, Any], bundle: str | Path, trained: RuleC
 def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
     """Add the reports' entries to the bundle's manifest (verified first); returns the manifest."""
     # needs torch (the train extra): imported only when a network is used
-    from agents.neural.bundle import bundle_rules, load_net, update_evaluations
+    from agents.neural.bundle import MANIFEST, bundle_rules, load_net, update_evaluations
 
     _, manifest = load_net(bundle)  # a corrupt or edited bundle is refused before anything is read
+    try:  # the manifest is replaced at the end: a bundle that cannot take it is refused first
+        check_output_path(Path(bundle) / MANIFEST, "--bundle")
+    except InputError as e:
+        raise RecordError(f"{e} (the bundle cannot take its new manifest)") from None
     new = []
     for path in reports:
         try:

@@ -13,11 +13,12 @@ reported in one line and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import socket
 import sys
 import threading
 import webbrowser
 
-from agents.registry import AgentSpecError
+from agents.registry import AgentSpecError, make_agent
 from eval.cli import InputError, OneLineParser, check_database
 
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
@@ -45,6 +46,22 @@ def check(args: argparse.Namespace) -> None:
     if not 1 <= args.port <= 65535:
         raise InputError(f"--port must be 1 to 65535, got {args.port}")
     check_database(args.db, "--db")
+    check_listen(args.host, args.port)
+
+
+def check_listen(host: str, port: int) -> None:
+    """The server can listen at ``host``:``port``: the name resolves and the port is free, found
+    before the database file is made (uvicorn would say so only after)."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        raise InputError(f"--host {host!r} is not an address of this machine ({e})") from None
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            s.bind(address)
+        except OSError as e:
+            raise InputError(f"cannot listen at {host}:{port}: {e.strerror or e}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,12 +71,16 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import uvicorn  # the table extra (uvicorn, fastapi): refused with one line when missing
 
-            from table.server import create_app  # (fastapi)
+            from table.server import agent_choices, create_app  # (fastapi)
         except ImportError as e:
             raise InputError(f"the table server needs its extra: pip install -e '.[table]' ({e})") from None
         try:
+            choices = agent_choices(args.agent)
+            if args.default not in choices:
+                raise InputError(f"--default: default agent {args.default!r} is not one of {list(choices)}")
+            for spec in {choices[args.default], *args.agent}:  # load (and verify) them before the database is made
+                make_agent(spec, 0)
             app = create_app(args.db, agents=args.agent, default_agent=args.default)
-            app.state.hub.agent(app.state.choices[args.default])  # load (and verify) the default now
         except (AgentSpecError, ValueError, ImportError) as e:
             raise InputError(str(e).splitlines()[0]) from None
     except InputError as e:

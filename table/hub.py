@@ -28,6 +28,7 @@ from agents.base import Agent
 from agents.registry import make_agent
 from baloot_env.errors import IllegalActionError
 from baloot_env.view import PlayerView
+from baloot_io.reading import parse_json
 from table.clocks import Clock
 from table.room import Refused, Room, RoomConfig
 from table.store import Store
@@ -227,9 +228,9 @@ class Hub:
                 raise Refused("too_large", f"a message is at most {MAX_MESSAGE} bytes")
             if conn.seat is None:
                 raise Refused("not_your_seat", "a watcher cannot act")
-            try:
-                message = json.loads(text)
-            except (ValueError, UnicodeDecodeError):
+            try:  # deep nesting and huge numbers too: a refusal, never an exception that drops the socket
+                message = parse_json(text.decode() if isinstance(text, bytes) else text, "a message")
+            except (ValueError, UnicodeDecodeError):  # InputFileError is a ValueError
                 raise Refused("malformed", "a message is a JSON object") from None
             done = conn.room.handle(conn.seat, message, self.clock.now())
         except Refused as e:

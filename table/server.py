@@ -30,9 +30,11 @@ import os
 from collections.abc import AsyncIterator
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,13 +55,17 @@ CHAMPION = "policies/champion"
 ME, INVITE = "me", "invite"
 
 
+# a stored row's id (a hand, a score-sheet row): SQLite's integers; a bigger one is a 422, not a 500
+RowId = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
+
+
 class RoomRequest(BaseModel):
     """A new table. ``seats``: four entries, seat 0 first, each ``"me"`` (at most one),
     ``"invite"`` (a person joining by the invitation link) or an agent's name from
     ``/api/agents`` (default the champion). Without ``"me"`` every seat must be an agent: the
     table is for watching."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     seats: list[str] = Field(min_length=4, max_length=4)
     name: str = Field(default="You", min_length=1, max_length=MAX_NAME)
     tempo: str = "normal"
@@ -69,13 +75,13 @@ class RoomRequest(BaseModel):
 
 
 class JoinRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     invite: str = Field(max_length=100)
     name: str = Field(default="Guest", min_length=1, max_length=MAX_NAME)
 
 
 class SheetRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     rules: dict[str, Any] = Field(default_factory=dict)
     first_dealer: int = 0
     teams: list[str] = Field(default_factory=lambda: ["Us", "Them"])
@@ -262,7 +268,7 @@ def create_app(
         return {"hands": [_summary(h) for h in hands]}
 
     @app.get("/api/hands/{hand_id}")
-    def hand_frames(hand_id: int, view: str = ALL, token: str = "") -> dict[str, Any]:
+    def hand_frames(hand_id: RowId, view: str = ALL, token: str = "") -> dict[str, Any]:
         hand = hand_or_404(hand_id, token)
         if view != ALL and view not in ("0", "1", "2", "3"):
             raise HTTPException(400, f"view must be a seat 0-3 or 'all', got {view!r}")
@@ -293,12 +299,12 @@ def create_app(
         return sheets.get(sheet_id)
 
     @app.put("/api/sheets/{sheet_id}/rows/{row_id}")
-    def edit_row(sheet_id: str, row_id: int, entry: dict[str, Any]) -> dict[str, Any]:
+    def edit_row(sheet_id: str, row_id: RowId, entry: dict[str, Any]) -> dict[str, Any]:
         sheet_call(sheets.edit, sheet_id, row_id, entry)
         return sheets.get(sheet_id)
 
     @app.delete("/api/sheets/{sheet_id}/rows/{row_id}")
-    def delete_row(sheet_id: str, row_id: int) -> dict[str, Any]:
+    def delete_row(sheet_id: str, row_id: RowId) -> dict[str, Any]:
         sheet_call(sheets.delete, sheet_id, row_id)
         return sheets.get(sheet_id)
 
@@ -310,6 +316,13 @@ def create_app(
     @app.exception_handler(HTTPException)
     async def http_error(request: Any, exc: HTTPException) -> JSONResponse:
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Any, exc: RequestValidationError) -> JSONResponse:
+        """A request that does not fit its model, in words: where and why, never the value sent
+        (a NaN or a huge number cannot be written back as JSON)."""
+        why = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in exc.errors())
+        return JSONResponse({"error": why}, status_code=422)
 
     return app
 

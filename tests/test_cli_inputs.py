@@ -214,6 +214,8 @@ EVAL_CASES = [
     (["--b", "{tmp}/missing.json"], r"--b .*missing.json: agent file .* does not exist"),
     (["--bogus"], r"unrecognized arguments: --bogus"),
     (["--png", "{tmp}/plot.txt"], r"--png .*plot.txt': a plot is a PNG file"),
+    (["--json", "/proc/version"], r"--json '/proc/version' is not a regular file|the folder /proc takes no new file"),
+    (["--json", "/dev/null"], r"--json '/dev/null' is not a regular file .* it is left as it is"),
     (
         ["--deal-set", "{tmp}/deals.json", "--json", "{tmp}/deals.json"],
         r"--json .*deals.json' is the same file as --deal-set",
@@ -295,8 +297,12 @@ EXPORT_CASES = [
     (["--policy", CHAMPION, "--out", "{tmp}/afile/m.onnx"], r"--out .*afile is a file, not a folder"),
     (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--opset", "13"], r"--opset must be between 17 and"),
     (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--opset", "99"], r"--opset must be between 17 and"),
-    (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--check", "-1"], r"--check must be >= 0"),
-    (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--time", "-1"], r"--time must be >= 0"),
+    (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--check", "-1"], r"--check must be between 0 and 100000"),
+    (
+        ["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--check", "1000000000000"],
+        r"--check must be between 0 and 100000",
+    ),
+    (["--policy", CHAMPION, "--out", "{tmp}/m.onnx", "--time", "-1"], r"--time must be between 0 and 100000"),
     (["--policy", CHAMPION], r"the following arguments are required: --out"),
 ]
 

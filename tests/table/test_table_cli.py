@@ -4,6 +4,7 @@ shipped champion as the default opponent."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -37,10 +38,23 @@ def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         (["--agent", "{tmp}/no_such_bundle/"], "does not exist"),
         (["--default", "nobody"], "default agent 'nobody'"),
         (["--frobnicate"], "unrecognized arguments"),
+        (["--agent", "{tmp}/flipped"], "the weights file is corrupt"),
+        (["--host", "no.such.host.invalid"], "--host 'no.such.host.invalid' is not an address"),
+        (["--port", "{busy}"], "Address already in use"),
+        (["--db", "{tmp}/junk.sqlite/table.sqlite"], "is a file, not a folder"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
+    """Refused before anything is made: no database file appears."""
     (tmp_path / "junk.sqlite").write_text("not a database, just text " * 100)
+    shutil.copytree(ROOT / "policies" / "champion", tmp_path / "flipped")  # one flipped weight byte
+    weights = bytearray((tmp_path / "flipped" / "weights.pt").read_bytes())
+    weights[200] ^= 1
+    (tmp_path / "flipped" / "weights.pt").write_bytes(bytes(weights))
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    args = [a.replace("{busy}", str(busy.getsockname()[1])) for a in args]
     r = run(
         *[a.replace("{tmp}", str(tmp_path)) for a in args],
         "--db" if "--db" not in args else "--port",
@@ -50,6 +64,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, words):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0], r.stderr
     assert r.stdout == ""
+    busy.close()
+    assert not (tmp_path / "ok.sqlite").exists()
 
 
 def free_port() -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -295,6 +296,7 @@ def test_refused_messages_are_answered_clearly_and_change_nothing(server):
         (json.dumps({"type": "act", "action": 32, "ply": m["ply"] - 1}), "stale"),
         (json.dumps({"type": "act", "action": card_in_bidding}), "illegal"),
         ("x" * 3000, "too_large"),
+        ("[" * 2040, "malformed"),  # nested past Python's recursion: a refusal, the socket kept
     ]
     for text, code in cases:
         me.send(text)
@@ -412,3 +414,26 @@ def test_finished_hands_are_stored_and_replayed_for_the_tables_players(server):
     assert get(f"{server.url}/api/hands/{first['id']}?view=all")[0] == 403  # not without the table's token
     assert get(f"{server.url}/api/rooms/{room['room']}/hands")[0] == 403
     assert get(f"{server.url}/api/hands/{first['id']}?view=5&token={room['token']}")[0] == 400
+
+
+def test_requests_out_of_range_are_422_in_words_and_the_server_stays_up(server):
+    """Numbers SQLite or JSON cannot hold (a 30-digit id, NaN, 1e400) are refused as 422 with
+    ``{"error": ...}`` naming the field, never an HTTP 500; a 9 KB WebSocket address is answered
+    at once; the server serves the next request."""
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    status, r = get(f"{server.url}/api/hands/{10**29}?view=all")
+    assert status == 422 and "hand_id" in r["error"], r
+    for delay in (float("nan"), float("inf")):
+        status, r = post(server.url + "/api/rooms", {"seats": ["me"] + BOTS, "bot_delay": delay})
+        assert status == 422 and "bot_delay" in r["error"] and "finite" in r["error"], r
+    status, sheet = post(server.url + "/api/sheets", {})
+    assert status == 200, sheet
+    status, r = post(f"{server.url}/api/sheets/{sheet['id']}/rows/{10**29}", None, "DELETE")
+    assert status == 422 and "row_id" in r["error"], r
+    t0 = time.monotonic()
+    with pytest.raises(InvalidStatus, match="414"):
+        connect(f"ws://{server.url.split('://', 1)[1]}/ws/x?token={'a' * 9000}", open_timeout=10)
+    assert time.monotonic() - t0 < 5
+    new_room(server, ["me"] + BOTS)
