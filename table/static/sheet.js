@@ -33,7 +33,7 @@ function readEntry(f) {
 }
 function fillEntry(f, e) {
   f.contract.value = e.contract || "";
-  if (!e.contract) return;
+  if (!e.contract) return syncRaw();
   f.caller.value = String(e.caller);
   f.level.value = String(e.level);
   f.raw0.value = e.raw[0];
@@ -43,10 +43,15 @@ function fillEntry(f, e) {
   f.kaboot.value = e.kaboot === null ? "" : String(e.kaboot);
   syncRaw();
 }
+// The fields a contract needs; a thrown-in hand (R3.5) has none of them, so they are disabled
+// (and so not validated: a raw-points value left from a hand being typed cannot block it).
+const CONTRACT_FIELDS = ["caller", "level", "raw0", "proj0", "proj1", "baloot", "kaboot"];
 function syncRaw() {
   const f = document.getElementById("entry");
   const total = TOTAL[f.contract.value] || 0;
+  for (const name of CONTRACT_FIELDS) f[name].disabled = !f.contract.value;
   f.raw0.max = total;
+  if (f.contract.value && Number(f.raw0.value) > total) f.raw0.value = total; // hokum 162 -> sun 130
   f.raw1.value = f.contract.value ? total - Number(f.raw0.value) : 0;
 }
 

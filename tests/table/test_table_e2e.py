@@ -185,6 +185,26 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
 
 
+def test_a_thrown_in_hand_is_saved_on_the_score_sheet(server, page):
+    """A hand every seat passed twice (R3.5): its row is saved with no points, whatever the
+    raw-points field held, and the next hand can be a contract again."""
+    page.goto(server.url + "/sheet")
+    page.click("#create-sheet")
+    page.wait_for_url("**/sheet/*", timeout=WAIT)
+    entry = page.locator("#entry")
+    entry.locator('input[name="raw0"]').fill("120")  # left from a hand being typed
+    entry.locator('select[name="contract"]').select_option("")  # Thrown in
+    page.click("#save-row")
+    expect(page.locator("#rows")).to_contain_text("Thrown in", timeout=WAIT)
+    assert entry.locator('input[name="raw0"]').is_disabled()  # nothing to type for a thrown-in hand
+    assert page.locator("#rows tr").count() == 2  # the header and the thrown-in hand
+    entry.locator('select[name="contract"]').select_option("hokum")
+    assert entry.locator('input[name="raw0"]').is_enabled()
+    entry.locator('input[name="raw0"]').fill("120")
+    page.click("#save-row")
+    expect(page.locator("#totals")).to_contain_text("12 \u2013 4", timeout=WAIT)
+
+
 def test_watch_mode_and_a_replay(server, page, clock, shots):
     status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 1, "seed": 8})
     assert status == 200
