@@ -185,6 +185,28 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
 
 
+def test_replays_open_in_a_new_tab_and_the_seat_stays_the_players(server, page):
+    """Reading replays does not leave the table: they open in a new tab, the table's tab stays
+    where it was, and its connection keeps the seat (no stand-in bot)."""
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    expect(page.locator("#replays")).to_be_visible(timeout=WAIT)
+    table_url = page.url
+    with page.context.expect_page(timeout=WAIT) as opened:
+        page.locator("#replays").click()
+    replays = opened.value
+    replays.wait_for_load_state()
+    assert "/replay" in replays.url
+    page.wait_for_timeout(500)  # time for a connection that would close to close
+    assert page.url == table_url
+
+    def held() -> bool:
+        return any(c.seat == 0 for c in server.app.state.hub.conns[room["room"]])
+
+    assert server.call(held)
+    replays.close()
+
+
 def test_a_thrown_in_hand_is_saved_on_the_score_sheet(server, page):
     """A hand every seat passed twice (R3.5): its row is saved with no points, whatever the
     raw-points field held, and the next hand can be a contract again."""
