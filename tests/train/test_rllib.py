@@ -490,7 +490,8 @@ def test_env_runner_killed_mid_training_is_replaced(tmp_path):
         pids = t.algo.env_runner_group.foreach_env_runner(lambda er: os.getpid(), local_env_runner=False)
         os.kill(pids[0], signal.SIGKILL)
         restarts = 0
-        for _ in range(15):
+        deadline = time.monotonic() + 300  # a restart can take minutes on a loaded 2-core machine
+        while time.monotonic() < deadline:
             result = t.algo.train()
             assert result["env_runners"]["num_env_steps_sampled"] > 0  # training goes on
             restarts = result["fault_tolerance"]["num_remote_worker_restarts"]
