@@ -107,11 +107,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--humans", type=int, default=10, help="tables with a scripted human client (0-200)")
     p.add_argument("--seconds", type=float, default=30.0, help="how long the load runs (1-600)")
     p.add_argument("--bot-delay", type=float, default=0.25, help="seconds between a bot's turn and its move")
+    p.add_argument(
+        "--gather",
+        type=float,
+        default=0.0,
+        help="seconds a finished trick lies on the table (the server's default is 1.5; 0, the most load, by default)",
+    )
     p.add_argument("--agent", default="heuristic", help="the bots' agent (a name from /api/agents)")
     p.add_argument("--json", default=None, help="also write the figures here")
     args = p.parse_args(argv)
-    if not (1 <= args.tables <= 500 and 0 <= args.humans <= 200 and 1 <= args.seconds <= 600):
-        p.error("--tables 1-500, --humans 0-200, --seconds 1-600")
+    if not (
+        1 <= args.tables <= 500
+        and 0 <= args.humans <= 200
+        and 1 <= args.seconds <= 600
+        and 0 <= args.bot_delay <= 10
+        and 0 <= args.gather <= 10
+    ):
+        p.error("--tables 1-500, --humans 0-200, --seconds 1-600, --bot-delay and --gather 0-10")
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,10 +156,15 @@ def main(argv: list[str] | None = None) -> int:
                     time.sleep(0.2)
             rooms = []
             for i in range(args.tables):
-                body = {"seats": [args.agent] * 4, "bot_delay": args.bot_delay, "seed": i}
+                body = {"seats": [args.agent] * 4, "bot_delay": args.bot_delay, "gather": args.gather, "seed": i}
                 rooms.append(("bots", post(base + "/api/rooms", body)))
             for i in range(args.humans):
-                body = {"seats": ["me"] + [args.agent] * 3, "bot_delay": args.bot_delay, "seed": 10_000 + i}
+                body = {
+                    "seats": ["me"] + [args.agent] * 3,
+                    "bot_delay": args.bot_delay,
+                    "gather": args.gather,
+                    "seed": 10_000 + i,
+                }
                 rooms.append(("human", post(base + "/api/rooms", body)))
             seen, lat, elapsed = asyncio.run(run_clients(base, rooms, args.seconds))
         finally:
@@ -167,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         "bot_tables": args.tables,
         "human_tables": args.humans,
         "bot_delay_s": args.bot_delay,
+        "gather_s": args.gather,
         "agent": args.agent,
         "seconds": round(elapsed, 1),
         "moves": moves,

@@ -181,13 +181,16 @@ class Hub:
     def message(self, room: Room, seat: int | None, now: float) -> dict[str, Any]:
         """The state message for a seat (its ``PlayerView`` only) or for a watcher."""
         msg: dict[str, Any] = {"type": "state", **room.room_info(now)}
-        if room.table.hand is None:
+        hand = room.shown_hand  # the finished hand while its last trick lies on the table
+        if hand is None:
             msg["seat"] = seat
             msg["phase"] = "waiting"
         elif seat is None:
-            msg.update(all_message(room.table.hand, room.table.context))
+            msg.update(all_message(hand, room.table.context))
         else:
-            msg.update(view_message(PlayerView.from_table(room.table, seat)))
+            msg.update(view_message(PlayerView.from_state(hand, seat, room.table.context)))
+        if room.gathering:
+            msg["legal"] = []  # nobody acts while a finished trick lies on the table
         return msg
 
     def broadcast(self, room: Room, now: float) -> None:

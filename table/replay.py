@@ -29,7 +29,9 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     """What ``view`` (a seat 0-3, or "all") saw before the first action and after each one.
 
     Each frame is a view message (``table.views``) with ``step`` (the action that led to it:
-    ``{"index", "seat", "action", "t", "by"}``, None for the first) and, on the last, ``result``.
+    ``{"index", "seat", "action", "t", "by"}``, None for the first), ``gathering`` (the action
+    finished a trick: the frame shows it, as the live table does, rather than an empty table;
+    ``last_trick`` holds it) and, on the last, ``result``.
 
     Raises:
         ValueError: ``view`` is not a seat or "all"; StateError/IllegalActionError: a stored hand
@@ -42,20 +44,22 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     state = HandState(parse_deal(hand["deal"]), rules, score)
     context = MatchContext(score=score)
 
-    def frame(step: dict[str, Any] | None) -> dict[str, Any]:
+    def frame(step: dict[str, Any] | None, gathering: bool = False) -> dict[str, Any]:
         msg = (
             view_message(PlayerView.from_state(state, view, context))
             if isinstance(view, int)
             else all_message(state, context)
         )
         msg["step"] = step
+        msg["gathering"] = gathering
         return msg
 
     out = [frame(None)]
     for i, (seat, action, t, by) in enumerate(hand["actions"]):
         if seat != state.to_act:
             raise ValueError(f"stored hand: action {i} is by seat {seat}, but seat {state.to_act} was to act")
+        tricks = len(state.tricks)
         state.apply(action)
-        out.append(frame({"index": i, "seat": seat, "action": action, "t": t, "by": by}))
+        out.append(frame({"index": i, "seat": seat, "action": action, "t": t, "by": by}, len(state.tricks) > tricks))
     out[-1]["result"] = state.result.to_info() if state.result else None
     return out

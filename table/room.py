@@ -7,6 +7,11 @@ client goes through ``Room.handle``, which checks it against the rules before an
 a message for another seat, out of turn, illegal, malformed, from a seat that has left, or
 stale is refused with a ``Refused`` naming the reason, and the room is unchanged.
 
+A finished trick stays on the table for ``config.gather`` seconds, its fourth card and winner
+shown (``gathering`` in the messages), before the next turn starts: nobody acts meanwhile and no
+clock runs. The last trick of a hand is shown so before the next deal (``shown_hand`` is then
+the finished hand), and the match's last trick stays.
+
 The room never waits and never runs an agent: it says which seat must be played by itself
 and when (``auto_due``, ``next_wakeup``), and the caller (``table.hub``) asks the agent, off the
 event loop when it is slow, and hands the answer to ``apply_auto``. Time comes in as ``now``
@@ -22,7 +27,8 @@ from typing import Any, cast
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import Table
 from baloot_env.errors import IllegalActionError
-from table.clocks import BOT, HUMAN, LEFT, TEMPOS, ClubClock
+from baloot_env.hand import HandState
+from table.clocks import BOT, CARD, HUMAN, LEFT, TEMPOS, ClubClock
 from table.seating import MAX_NAME, RoomConfig, SeatSpec, SeededDeals, new_token, token_hash
 from table.views import turn_kind
 
@@ -36,7 +42,8 @@ class Refused(ValueError):
 
     Attributes:
         code: a short reason: ``malformed``, ``not_your_seat``, ``not_your_turn``, ``illegal``,
-            ``stale``, ``left``, ``not_started``, ``over``, ``too_large``, ``bad_token``.
+            ``stale``, ``left``, ``not_started``, ``over``, ``gathering``, ``too_large``,
+            ``bad_token``.
     """
 
     def __init__(self, code: str, message: str):
@@ -70,6 +77,8 @@ class Room:
         self.started = False
         self.finished_hands: list[dict[str, Any]] = []  # hands ended and not yet stored
         self.last_result: dict[str, Any] | None = None
+        self.gather_until: float | None = None  # a finished trick lies on the table until then
+        self.closing_hand: HandState | None = None  # the finished hand whose last trick lies there
 
     # ------------------------------------------------------------------ seats and tokens
     @property
@@ -154,10 +163,24 @@ class Room:
         seat = self.table.to_act
         self.club.start_turn(seat, turn_kind(self.table.hand), now)
 
+    @property
+    def shown_hand(self) -> HandState | None:
+        """The hand the table shows: the finished one while its last trick lies there, else
+        the hand in play."""
+        return self.closing_hand if self.closing_hand is not None else self.table.hand
+
+    @property
+    def gathering(self) -> bool:
+        """A finished trick lies on the table (for ``config.gather`` seconds; the match's last
+        trick for good)."""
+        return self.gather_until is not None or (self.over and bool(self.table.current_hand.tricks))
+
     def _apply(self, seat: int, action: int, now: float, by: str) -> None:
-        """Apply an action already verified for ``seat``; log it; close a finished hand."""
+        """Apply an action already verified for ``seat``; log it; close a finished hand; leave
+        a finished trick on the table for ``config.gather`` seconds."""
         hand = self.table.current_hand
         match_score = list(hand.match_score)
+        tricks = len(hand.tricks)
         outcome = self.table.apply(action)
         self.ply += 1
         self.hand_log.append([seat, action, round(now - self.hand_began, 3), by])
@@ -178,7 +201,13 @@ class Room:
                 }
             )
             self._begin_hand(now)
-        self._next_turn(now)
+        if len(hand.tricks) > tricks and self.config.gather > 0 and not self.table.over:
+            self.gather_until = now + self.config.gather
+            self.closing_hand = hand if outcome.hand_result is not None else None
+            self.turn_since = now
+            self.club.start_turn(-1, CARD, now)  # no clock runs while the trick lies there
+        else:
+            self._next_turn(now)
 
     def handle(self, seat: int, message: object, now: float) -> str:
         """Apply one client message from ``seat``'s connection; returns what it did.
@@ -210,7 +239,7 @@ class Room:
             return "left"
         if kind == "take_over":
             self.club.take_over(seat)
-            if self.table.to_act == seat:
+            if self.table.to_act == seat and self.gather_until is None:
                 self._next_turn(now)  # a full turn on the clock for the person (R10.2)
             return "took_over"
         extra = sorted(set(message) - ACT_KEYS, key=str)
@@ -223,6 +252,8 @@ class Room:
             raise Refused("not_started", "the game has not started: seats are still open")
         if self.table.over:
             raise Refused("over", "the match is over")
+        if self.gather_until is not None:
+            raise Refused("gathering", "the last trick is being gathered: the next turn starts in a moment")
         if "ply" in message and message["ply"] != self.ply:
             raise Refused("stale", f"the table has moved on (move {self.ply}, not {message['ply']!r}): look again")
         if self.table.to_act != seat:
@@ -239,7 +270,7 @@ class Room:
     def connected(self, seat: int, now: float) -> None:
         was_bot_played = not self.club.person_plays(seat)
         self.club.connected(seat)
-        if was_bot_played and self.club.person_plays(seat) and self.table.to_act == seat:
+        if was_bot_played and self.club.person_plays(seat) and self.table.to_act == seat and self.gather_until is None:
             self._next_turn(now)
 
     def disconnected(self, seat: int, now: float, closed: bool = False) -> None:
@@ -247,13 +278,20 @@ class Room:
 
     # ------------------------------------------------------------------ what happens by itself
     def tick(self, now: float) -> bool:
-        """Let holds run out (R10.3); True when a seat's status changed."""
-        return bool(self.club.expire_holds(now))
+        """Let holds run out (R10.3) and a finished trick be gathered; True when a seat's
+        status changed or the trick was gathered (the next turn begins)."""
+        changed = bool(self.club.expire_holds(now))
+        if self.gather_until is not None and now >= self.gather_until:
+            self.gather_until = None
+            self.closing_hand = None
+            self._next_turn(now)
+            changed = True
+        return changed
 
     def auto_due(self, now: float) -> tuple[int, str] | None:
         """(seat, reason) when the seat to act must be played now by an agent: reason "bot"
         (a bot's seat, or a person's seat on autopilot, away or left) or "timeout" (R10.2)."""
-        if not self.started or self.table.over:
+        if not self.started or self.table.over or self.gather_until is not None:
             return None
         seat = self.table.to_act
         if not self.club.person_plays(seat):
@@ -262,6 +300,8 @@ class Room:
 
     def next_wakeup(self) -> float | None:
         """When something may happen by itself next (a bot's move, a clock or a hold running out)."""
+        if self.gather_until is not None:
+            return self.gather_until  # nothing else happens while the trick lies there
         times = []
         if self.started and not self.table.over:
             if not self.club.person_plays(self.table.to_act):
@@ -319,6 +359,8 @@ class Room:
                 "limit": club.tempo.limit(club.turn_kind),
             },
             "hand_number": self.deals.drawn,
+            "gathering": self.gathering,
+            "gather": self.config.gather,
             "last_result": self.last_result,
             "match_result": match.result.to_info() if match is not None and match.result is not None else None,
             "results": [r.to_info()["score"] for r in match.results] if match is not None else [],
@@ -346,6 +388,8 @@ class Room:
             "hand_began_wall": self.hand_began_wall,
             "turn_waited": now - self.turn_since,
             "last_result": self.last_result,
+            "gather_left": None if self.gather_until is None else max(0.0, self.gather_until - now),
+            "closing_hand": None if self.closing_hand is None else self.closing_hand.to_json(),
         }
 
     @classmethod
@@ -372,6 +416,9 @@ class Room:
         room.hand_began_wall = float(data["hand_began_wall"])
         room.turn_since = now - float(data["turn_waited"])
         room.last_result = data["last_result"]
+        if data.get("gather_left") is not None:
+            room.gather_until = now + float(data["gather_left"])
+            room.closing_hand = HandState.from_json(data["closing_hand"]) if data.get("closing_hand") else None
         return room
 
     def persons_connected_lost(self, now: float) -> None:

@@ -44,6 +44,9 @@ class RoomConfig:
         tempo: "relaxed", "normal" or "fast" (R10.1).
         seed: the deals are drawn from it (deal n from ``random.Random(f"{seed}:{n}")``).
         bot_delay: seconds between the turn passing to a bot and its move (watch-mode speed).
+        gather: seconds a finished trick stays on the table, its fourth card and its winner shown,
+            before it is gathered and the next turn starts (the last trick of a hand: before the
+            next deal); 0 gathers it at once.
     """
 
     seats: tuple[SeatSpec, ...]
@@ -51,6 +54,7 @@ class RoomConfig:
     tempo: str = "normal"
     seed: int = 0
     bot_delay: float = 0.8
+    gather: float = 1.5
 
     def __post_init__(self) -> None:
         if len(self.seats) != NUM_SEATS or not all(isinstance(s, SeatSpec) for s in self.seats):
@@ -64,6 +68,8 @@ class RoomConfig:
             raise ValueError(f"tempo must be one of {list(TEMPOS)}, got {self.tempo!r}")
         if not isinstance(self.bot_delay, (int, float)) or not 0 <= self.bot_delay <= 10:
             raise ValueError(f"bot_delay must be 0 to 10 seconds, got {self.bot_delay!r}")
+        if not isinstance(self.gather, (int, float)) or not 0 <= self.gather <= 10:
+            raise ValueError(f"gather must be 0 to 10 seconds, got {self.gather!r}")
 
     @property
     def persons(self) -> list[int]:
@@ -76,6 +82,7 @@ class RoomConfig:
             "tempo": self.tempo,
             "seed": self.seed,
             "bot_delay": self.bot_delay,
+            "gather": self.gather,
         }
 
     @classmethod
@@ -86,6 +93,7 @@ class RoomConfig:
             tempo=data["tempo"],
             seed=int(data["seed"]),
             bot_delay=float(data["bot_delay"]),
+            gather=float(data.get("gather", 0.0)),  # a room saved without it gathered at once
         )
 
 

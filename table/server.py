@@ -71,6 +71,7 @@ class RoomRequest(BaseModel):
     tempo: str = "normal"
     rules: dict[str, Any] = Field(default_factory=dict)
     bot_delay: float = Field(default=0.8, ge=0, le=10)
+    gather: float = Field(default=1.5, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, le=2**62)
 
 
@@ -186,7 +187,7 @@ def create_app(
                 specs.append(SeatSpec("bot", choices[name], name))
         seed = req.seed if req.seed is not None else int.from_bytes(os.urandom(6), "little")
         try:
-            config = RoomConfig(tuple(specs), rules, req.tempo, seed, req.bot_delay)
+            config = RoomConfig(tuple(specs), rules, req.tempo, seed, req.bot_delay, req.gather)
             for spec in {s.agent for s in specs}:  # loading a bundle takes a moment: not on the loop
                 await asyncio.to_thread(hub.agent, spec)
             room, tokens = hub.create(config, creator)

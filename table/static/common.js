@@ -24,7 +24,7 @@ const I18N = {
     contractBy: "by", level: "Level", trick: "Trick", lastTrick: "Last trick", calls2: "Calls", turned: "Turned card",
     waitingSeats: "Waiting for the invited players\u2026", invite: "Invitation link", score: "Score", target: "to 152",
     hands: "hands", next: "Next hand", dealer: "dealer", raw: "card points", tricks: "tricks", gained: "scored",
-    team: "Team", round: "round",
+    team: "Team", round: "round", takes: "takes the trick",
     lang: "\u0639\u0631\u0628\u064a",
   },
   ar: {
@@ -45,7 +45,7 @@ const I18N = {
     contractBy: "\u0645\u0646", level: "\u0627\u0644\u0645\u0633\u062a\u0648\u0649", trick: "\u0627\u0644\u0623\u0643\u0644\u0629", lastTrick: "\u0627\u0644\u0623\u0643\u0644\u0629 \u0627\u0644\u0633\u0627\u0628\u0642\u0629", calls2: "\u0627\u0644\u0634\u0631\u0627\u0621", turned: "\u0627\u0644\u0648\u0631\u0642\u0629 \u0627\u0644\u0645\u0643\u0634\u0648\u0641\u0629",
     waitingSeats: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631 \u0627\u0644\u0644\u0627\u0639\u0628\u064a\u0646 \u0627\u0644\u0645\u062f\u0639\u0648\u064a\u0646\u2026", invite: "\u0631\u0627\u0628\u0637 \u0627\u0644\u062f\u0639\u0648\u0629", score: "\u0627\u0644\u0646\u062a\u064a\u062c\u0629", target: "\u0625\u0644\u0649 \u0661\u0665\u0662",
     hands: "\u062c\u0648\u0644\u0627\u062a", next: "\u0627\u0644\u062c\u0648\u0644\u0629 \u0627\u0644\u062a\u0627\u0644\u064a\u0629", dealer: "\u0627\u0644\u0645\u0648\u0632\u0639", raw: "\u0627\u0644\u0623\u0628\u0646\u0627\u0637", tricks: "\u0623\u0643\u0644\u0627\u062a", gained: "\u0633\u062c\u0651\u0644",
-    team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629",
+    team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629", takes: "\u064a\u0623\u0643\u0644",
     lang: "English",
   },
 };
@@ -94,6 +94,20 @@ function cardEl(name, opts = {}) {
   suit.textContent = SUIT_SYMBOL[s];
   el.append(rank, suit);
   return el;
+}
+
+// The cards on the table of a state message (the live table's or a replay frame): the trick
+// being played, or, while a finished trick lies there (`gathering`), its four cards with the
+// winner's marked. `rel` maps a seat to its place (0 bottom, 1 right, 2 top, 3 left).
+function drawTrick(m, rel) {
+  for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
+  const done = m.gathering && m.last_trick ? m.last_trick : null;
+  for (const [seat, name] of done ? done.cards : m.trick || []) {
+    const card = cardEl(name);
+    if (done && seat === done.winner) card.classList.add("winner");
+    document.getElementById(`slot-${rel(seat)}`).append(card);
+  }
+  return done ? done.winner : null;
 }
 
 const ACTION_NAMES = ["pass", "hokum", "hokum", "hokum", "hokum", "sun", "double", "three", "four", "gahwa"];

@@ -65,7 +65,8 @@ function render() {
   for (let seat = 0; seat < 4; seat++) {
     const box = document.getElementById(`seat-${rel(seat)}`);
     box.replaceChildren(el("div", { class: "plate" }, el("b", {}, `seat ${seat}`), f.dealer === seat ? el("span", { class: "chip" }, "D") : null));
-    box.classList.toggle("to-act", f.to_act === seat);
+    box.classList.toggle("to-act", f.to_act === seat && !f.gathering);
+    box.classList.remove("takes");
     const cards = f.hands ? f.hands[seat] : seat === f.seat ? f.hand : null;
     if (cards) {
       const row = el("div", { class: "mini-hand" });
@@ -73,8 +74,8 @@ function render() {
       box.append(row);
     }
   }
-  for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
-  for (const [seat, n] of f.trick) document.getElementById(`slot-${rel(seat)}`).append(cardEl(n));
+  const taker = drawTrick(f, rel);
+  if (taker !== null) document.getElementById(`seat-${rel(taker)}`).classList.add("takes");
   const middle = document.getElementById("middle");
   middle.replaceChildren();
   if (f.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, T().turned), cardEl(f.turned)));

@@ -127,7 +127,8 @@ function render() {
   for (let seat = 0; seat < 4; seat++) {
     const box = document.getElementById(`seat-${rel(seat)}`);
     box.replaceChildren();
-    box.classList.toggle("to-act", S.to_act === seat);
+    box.classList.toggle("to-act", S.to_act === seat && !S.gathering);
+    box.classList.remove("takes");
     const title = el("div", { class: "plate" }, el("b", {}, seatName(seat)));
     if (S.dealer === seat) title.append(el("span", { class: "chip", title: t.dealer }, "D"));
     const st = t.status[S.status[seat]];
@@ -148,9 +149,9 @@ function render() {
     }
   }
 
-  // The trick (or the turned card while bidding).
-  for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
-  for (const [seat, name] of S.trick || []) document.getElementById(`slot-${rel(seat)}`).append(cardEl(name));
+  // The trick (a finished one with its winner while it lies there), or the turned card while bidding.
+  const taker = drawTrick(S, rel);
+  if (taker !== null) document.getElementById(`seat-${rel(taker)}`).classList.add("takes");
   const middle = document.getElementById("middle");
   middle.replaceChildren();
   if (S.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, t.turned), cardEl(S.turned)));
@@ -169,6 +170,8 @@ function render() {
     for (const a of S.legal) {
       if (a.id >= 32) bar.append(el("button", { class: "call", "data-action": a.id, onclick: () => act(a.id) }, actionLabel(a.id)));
     }
+  } else if (taker !== null) {
+    bar.append(el("span", { class: "note", id: "taker" }, `${seatName(taker)} ${t.takes}`));
   } else if (S.to_act >= 0 && S.phase !== "done" && S.phase !== "waiting") {
     bar.append(el("span", { class: "note" }, `${t.waitingFor} ${seatName(S.to_act)} ${t.toAct}`));
   }

@@ -72,7 +72,14 @@ def page(browser):
 def new_room(s, **kw) -> dict:
     status, r = post(
         s.url + "/api/rooms",
-        {"seats": ["me", "heuristic", "heuristic", "heuristic"], "bot_delay": 0, "seed": 21, "name": "Noura", **kw},
+        {
+            "seats": ["me", "heuristic", "heuristic", "heuristic"],
+            "bot_delay": 0,
+            "gather": 0,
+            "seed": 21,
+            "name": "Noura",
+            **kw,
+        },
     )
     assert status == 200, r
     return r
@@ -117,6 +124,42 @@ def test_a_whole_hand_played_by_clicks_against_bots(server, page, shots):
     expect(page.locator("html")).to_have_attribute("dir", "rtl")
     page.screenshot(path=str(shots / "table_arabic.png"))
     page.locator("#lang").click()
+
+
+def test_every_finished_trick_lies_on_the_table_with_its_winner_before_it_is_gathered(server, page, clock, shots):
+    """Each trick's fourth card is shown, the winner's card and seat marked, until the fake
+    clock passes ``gather``; the hand's last trick is shown with the result before the next
+    deal (no turned card, no new hand yet). Then the next deal comes."""
+    room = new_room(server, gather=2)
+    page.goto(server.url + room["url"])
+    shown = 0
+    for _ in range(80):
+        page.wait_for_selector("button.call, button.card.legal, #trick .card.winner", timeout=WAIT)
+        if page.locator("#trick .card.winner").count():
+            assert page.locator("#trick .card").count() == 4  # the fourth card is on the table
+            expect(page.locator(".seat.takes")).to_have_count(1)
+            expect(page.locator("#taker")).to_be_visible()
+            assert page.locator("button.card.legal, button.call").count() == 0  # nobody acts meanwhile
+            shown += 1
+            if shown == 3:
+                page.screenshot(path=str(shots / "table_trick.png"))
+            if server.app.state.store.hands(room=room["room"]):  # the hand's last trick
+                expect(page.locator("#hand-score")).to_be_visible(timeout=WAIT)
+                assert page.locator("#middle .turned").count() == 0 and page.locator("#hand .card").count() == 0
+                break
+            clock.advance(2)  # gathered: the winner leads
+            page.wait_for_function("() => !document.querySelector('#trick .card.winner')", timeout=WAIT)
+        elif page.locator('button.call[data-action="37"]').count():
+            page.locator('button.call[data-action="37"]').click()  # sun: the hand is played
+        elif page.locator("button.card.legal").count():
+            page.locator("button.card.legal").first.click()
+        else:
+            page.locator("button.call").first.click()
+        page.wait_for_timeout(60)
+    assert shown == 8, f"{shown} of the hand's 8 tricks were shown before being gathered"
+    clock.advance(2)
+    expect(page.locator("#hand .card")).not_to_have_count(0, timeout=WAIT)  # the next deal
+    expect(page.locator("#trick .card.winner")).to_have_count(0)
 
 
 def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
@@ -228,7 +271,7 @@ def test_a_thrown_in_hand_is_saved_on_the_score_sheet(server, page):
 
 
 def test_watch_mode_and_a_replay(server, page, clock, shots):
-    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 1, "seed": 8})
+    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 1, "gather": 0, "seed": 8})
     assert status == 200
     page.goto(server.url + room["url"])
     page.wait_for_selector(".seat-1 .mini-hand .card", timeout=WAIT)
@@ -251,3 +294,11 @@ def test_watch_mode_and_a_replay(server, page, clock, shots):
     expect(page.locator("#step-label")).to_contain_text("14 /")
     expect(page.locator(".seat-2 .mini-hand .card")).not_to_have_count(0)  # all four hands shown
     page.screenshot(path=str(shots / "replay.png"), full_page=True)
+    page.click("#first")
+    for _ in range(60):  # on to the step of a trick's fourth card: the trick is shown, not an empty table
+        page.click("#next")
+        if page.locator("#trick .card.winner").count():
+            break
+    assert page.locator("#trick .card").count() == 4 and page.locator(".seat.takes").count() == 1
+    page.click("#next")  # the next lead gathers it
+    assert page.locator("#trick .card").count() == 1 and page.locator("#trick .card.winner").count() == 0

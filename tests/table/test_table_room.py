@@ -28,13 +28,15 @@ from table.room import Refused, Room, RoomConfig, SeatSpec
 HEURISTIC = make_agent("heuristic", 0)
 
 
-def room_with(persons=(0,), tempo="normal", seed=7, bot_delay=0.0) -> tuple[Room, FakeClock, dict[int, str]]:
+def room_with(
+    persons=(0,), tempo="normal", seed=7, bot_delay=0.0, gather=0.0
+) -> tuple[Room, FakeClock, dict[int, str]]:
     clock = FakeClock()
     seats = tuple(
         SeatSpec("person", "heuristic", f"p{i}") if i in persons else SeatSpec("bot", "heuristic", f"b{i}")
         for i in range(4)
     )
-    room = Room("r1", RoomConfig(seats, tempo=tempo, seed=seed, bot_delay=bot_delay), clock.now())
+    room = Room("r1", RoomConfig(seats, tempo=tempo, seed=seed, bot_delay=bot_delay, gather=gather), clock.now())
     tokens = {s: room.issue_token(s) for s in persons}
     room.start(clock.now())
     return room, clock, tokens
@@ -61,6 +63,56 @@ def until_turn(room: Room, clock: FakeClock, seat: int) -> None:
 
 def state_of(room: Room, clock: FakeClock) -> str:
     return json.dumps(room.to_data(clock.now()), sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------- a finished trick
+def test_a_finished_trick_lies_on_the_table_for_gather_seconds_then_the_next_turn_starts():
+    """After a trick's fourth card nobody acts and no clock runs for ``gather`` seconds: the
+    messages say ``gathering`` and hold the trick (``last_trick``); then the winner leads."""
+    room, clock, _ = room_with(persons=(), gather=2.0)
+    drive(room, clock)  # the bots call and play until the first trick is finished
+    hand = room.table.current_hand
+    assert hand.phase == PLAY and len(hand.tricks) == 1 and not hand.trick_cards
+    assert room.gathering and room.room_info(clock.now())["gathering"]
+    assert room.club.turn_seat == -1 and room.next_wakeup() == clock.now() + 2.0
+    assert room.shown_hand is hand
+    clock.advance(1.9)
+    assert not room.tick(clock.now()) and room.auto_due(clock.now()) is None
+    clock.advance(0.2)
+    assert room.tick(clock.now()) and not room.gathering
+    assert room.auto_due(clock.now()) == (hand.tricks[0][2], "bot")  # the trick's winner leads (R5.1)
+
+
+def test_a_hands_last_trick_is_shown_before_the_next_deal_and_the_person_waits():
+    room, clock, tokens = room_with(persons=(0,), gather=1.0)
+    while len(room.finished_hands) == 0:
+        if room.gather_until is not None:
+            clock.advance(1.0)
+            room.tick(clock.now())
+        elif room.table.to_act == 0:
+            view = PlayerView.from_table(room.table, 0)
+            room.handle(0, {"type": "act", "action": HEURISTIC.act(view)}, clock.now())
+        else:
+            drive(room, clock, stop_at=0)
+    finished = room.shown_hand
+    assert finished is not None and finished.done and len(finished.tricks) == 8  # the last trick lies there
+    assert room.table.current_hand is not finished and not room.table.current_hand.tricks  # dealt already
+    assert room.auto_due(clock.now()) is None and room.club.turn_seat == -1  # no bot moves, no clock runs
+    before = state_of(room, clock)
+    with pytest.raises(Refused) as e:
+        room.handle(0, {"type": "act", "action": PASS}, clock.now())
+    assert e.value.code == "gathering" and state_of(room, clock) == before
+    restored = Room.from_data(json.loads(before), clock.now())  # a restart keeps the trick on the table
+    assert restored.gathering and restored.shown_hand is not None and restored.shown_hand.tricks == finished.tricks
+    clock.advance(1.0)
+    assert room.tick(clock.now()) and room.shown_hand is room.table.current_hand
+    assert room.club.turn_seat == room.table.to_act
+
+
+def test_without_gather_the_next_turn_starts_at_once():
+    room, clock, _ = room_with(persons=(), gather=0.0)
+    drive(room, clock, limit=40)
+    assert not room.gathering and len(room.table.current_hand.tricks) >= 1
 
 
 # ---------------------------------------------------------------------------------------- R10.1

@@ -43,7 +43,7 @@ def server(tmp_path, clock):
 
 
 def new_room(s, seats, **kw) -> dict:
-    status, r = post(s.url + "/api/rooms", {"seats": seats, "bot_delay": 0, "seed": 5, **kw})
+    status, r = post(s.url + "/api/rooms", {"seats": seats, "bot_delay": 0, "gather": 0, "seed": 5, **kw})
     assert status == 200, r
     return r
 
@@ -96,9 +96,11 @@ def test_only_offered_agents_can_sit(server):
 
 
 # ---------------------------------------------------------------------------------------- hidden cards
-def truth_by_ply(hands: list[dict]) -> dict[int, HandState]:
-    """The full state the table was in at each version (``ply``), from the stored hands."""
+def truth_by_ply(hands: list[dict]) -> tuple[dict[int, HandState], dict[int, HandState]]:
+    """The full state the table was in at each version (``ply``), from the stored hands, and
+    the finished hand at each version that ended one (shown while its last trick lies there)."""
     truth: dict[int, HandState] = {}
+    finished: dict[int, HandState] = {}
     ply = 0
     for hand in hands:
         state = HandState(parse_deal(hand["deal"]), RuleConfig.from_dict(hand["rules"]), tuple(hand["match_score"]))
@@ -107,7 +109,8 @@ def truth_by_ply(hands: list[dict]) -> dict[int, HandState]:
             state.apply(action)
             ply += 1
             truth[ply] = state.clone()  # replaced by the next hand's deal when there is one
-    return truth
+        finished[ply] = state.clone()
+    return truth, finished
 
 
 def hidden_from(state: HandState, seat: int) -> set[str]:
@@ -139,19 +142,26 @@ def strings_in(obj) -> set[str]:
     return set()
 
 
-def test_no_message_of_whole_games_shows_a_seat_a_card_it_may_not_see(server):
-    room = new_room(server, ["me", "heuristic", "invite", "heuristic"], rules={"match": "hands", "hands": 5})
+@pytest.mark.parametrize("gather", [0, 1.0])
+def test_no_message_of_whole_games_shows_a_seat_a_card_it_may_not_see(server, clock, gather):
+    """With ``gather`` > 0 the messages include each finished trick lying on the table and the
+    finished hand shown before the next deal."""
+    room = new_room(
+        server, ["me", "heuristic", "invite", "heuristic"], rules={"match": "hands", "hands": 5}, gather=gather
+    )
     guest = join(server, room)
     clients = {0: Client(server.url, room["room"], room["token"]), 2: Client(server.url, guest["room"], guest["token"])}
     rng = random.Random(0)
     acted: set[tuple[int, int]] = set()
     over = set()
     for _ in range(20_000):
+        quiet = True
         for seat, c in clients.items():
             try:
                 m = c.recv(timeout=0.02)
             except TimeoutError:
                 continue
+            quiet = False
             assert m["type"] != "error", m
             if m.get("match_result"):
                 over.add(seat)
@@ -160,16 +170,21 @@ def test_no_message_of_whole_games_shows_a_seat_a_card_it_may_not_see(server):
                 c.send({"type": "act", "action": rng.choice(m["legal"])["id"], "ply": m["ply"]})
         if over == {0, 2}:
             break
+        if quiet and gather:
+            clock.advance(0.5)  # a finished trick is gathered on the fake clock
     assert over == {0, 2}, "the match did not finish"
     hands = server.app.state.store.hands(room=room["room"])
     assert len(hands) >= 5 and all(h["actions"] for h in hands)
-    truth = truth_by_ply(hands)
-    checked = hidden_total = 0
+    truth, finished = truth_by_ply(hands)
+    checked = hidden_total = closing = 0
     for seat, c in clients.items():
         for m in c.seen:
             if m["type"] != "state" or m["phase"] == "waiting":
                 continue
             true = truth[m["ply"]]
+            if m["gathering"] and m["phase"] == "done":  # the hand's last trick, before the next deal
+                true = finished[m["ply"]]
+                closing += not m["match_result"]  # the match's last trick stays whatever gather is
             assert sorted(m["hand"]) == sorted(card_name(x) for x in cards_of(true.hands[seat]))
             hidden = hidden_from(true, seat)
             leaked = hidden & strings_in(m)
@@ -177,6 +192,7 @@ def test_no_message_of_whole_games_shows_a_seat_a_card_it_may_not_see(server):
             checked += 1
             hidden_total += len(hidden)
     assert checked > 200 and hidden_total > 2000  # whole games, with plenty hidden to leak
+    assert (closing > 0) == (gather > 0)
 
 
 # ---------------------------------------------------------------------------------------- R10.2
@@ -343,7 +359,7 @@ def test_invitations_fill_the_open_seats_then_the_game_starts(server):
 
 
 def test_watch_mode_shows_four_bots_and_cannot_act(server):
-    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 0, "seed": 2})
+    status, room = post(server.url + "/api/rooms", {"seats": ["heuristic"] * 4, "bot_delay": 0, "gather": 0, "seed": 2})
     assert status == 200 and room["url"].startswith("/watch/")
     w = Client(server.url, room["room"], room["token"])
     m = w.until(state(lambda x: x.get("hands") is not None and x["ply"] > 10))
