@@ -186,7 +186,7 @@ function render() {
     const playable = myTurn && legalCards.has(id);
     const b = cardEl(name, { button: true });
     b.disabled = !playable;
-    if (WATCH) b.classList.add("shown");
+    if (WATCH || S.phase !== "play") b.classList.add("shown"); // readable while the calls are made
     if (playable) {
       b.classList.add("legal");
       b.onclick = () => act(id);

@@ -162,6 +162,73 @@ def test_every_finished_trick_lies_on_the_table_with_its_winner_before_it_is_gat
     expect(page.locator("#trick .card.winner")).to_have_count(0)
 
 
+LABELS = (
+    "header #info, header #replays, header #lang, header #leave, #scores .score, #contract .badge,"
+    " .seat .plate, .seat .said, .seat .clock, #middle .turned small, #middle .card, #trick .card, #calls-bar > *"
+)
+BOXES = """sel => [...document.querySelectorAll(sel)].filter(e => e.offsetParent !== null).map(e => {
+  const r = e.getBoundingClientRect();
+  return {what: (e.id || e.className || e.tagName) + ' ' + (e.textContent || '').slice(0, 20),
+          x: r.left, y: r.top, r: r.right, b: r.bottom};
+})"""
+
+
+def overlaps(boxes: list[dict]) -> list[tuple[str, str]]:
+    """Pairs of boxes that share more than a pixel each way."""
+    out = []
+    for i, p in enumerate(boxes):
+        for q in boxes[i + 1 :]:
+            if min(p["r"], q["r"]) - max(p["x"], q["x"]) > 1 and min(p["b"], q["b"]) - max(p["y"], q["y"]) > 1:
+                out.append((p["what"], q["what"]))
+    return out
+
+
+def check_layout(page, moment: str) -> None:
+    """No two labels overlap, every card of the hand is wholly on screen, nothing runs off the
+    page's sides."""
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    labels = page.evaluate(BOXES, LABELS)
+    assert len(labels) >= 6, labels
+    assert not overlaps(labels), f"{moment} at {vw}x{vh}: {overlaps(labels)}"
+    cards = page.evaluate(BOXES, "#hand .card")
+    assert cards, f"{moment}: no hand"
+    off = [c["what"] for c in cards if c["x"] < 0 or c["y"] < 0 or c["r"] > vw or c["b"] > vh]
+    assert not off, f"{moment} at {vw}x{vh}: cards off screen {off}"
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= vw, f"{moment}: wider than the screen"
+    for lab in labels:
+        assert lab["x"] >= 0 and lab["r"] <= vw, f"{moment} at {vw}x{vh}: {lab['what']} runs off the side"
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1024, 700)])
+def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(browser, server, width, height, shots):
+    """At 390x844 and 1024x700, in the bidding, the play and a finished trick, English and Arabic."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    room = new_room(server, gather=10)  # on the fake clock a finished trick stays while it is measured
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    page.screenshot(path=str(shots / f"table_{width}x{height}_bidding.png"))
+    check_layout(page, "bidding")
+    page.locator('button.call[data-action="37"]').click()  # sun
+    checked = set()
+    for _ in range(40):
+        page.wait_for_selector("button.card.legal, #trick .card.winner", timeout=WAIT)
+        if page.locator("#trick .card.winner").count():
+            page.screenshot(path=str(shots / f"table_{width}x{height}_trick.png"))
+            check_layout(page, "a finished trick")
+            checked.add("trick")
+            break
+        check_layout(page, "play")  # the hand of 8 cards, the legal ones raised
+        checked.add("play")
+        page.locator("button.card.legal").first.click()
+        page.wait_for_timeout(60)
+    assert checked == {"play", "trick"}
+    page.locator("#lang").click()  # Arabic: other widths of the same labels
+    check_layout(page, "a finished trick in Arabic")
+    page.locator("#lang").click()
+    context.close()
+
+
 def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     room = new_room(server)
     page.goto(server.url + room["url"])
