@@ -25,6 +25,129 @@ const I18N = {
     waitingSeats: "Waiting for the invited players\u2026", invite: "Invitation link", score: "Score", target: "to 152",
     hands: "hands", next: "Next hand", dealer: "dealer", raw: "card points", tricks: "tricks", gained: "scored",
     team: "Team", round: "round", takes: "takes the trick",
+    ui: {
+      brand: "Baloot",
+      scoreSheet: "Score sheet",
+      replays: "Replays",
+      lobbyTitle: "Baloot: play the bots",
+      play: "Play",
+      playIntro: "You play one seat; your partner sits opposite. Each other seat is a bot, or a friend you invite with a private link.",
+      yourName: "Your name",
+      yourSeat: "Your seat",
+      seatTeam: "Seat {0} (team {1})",
+      rightSeat: "Right (the next seat)",
+      partner: "Partner",
+      leftSeat: "Left (the previous seat)",
+      tempo: "Clock",
+      tempoRelaxed: "relaxed: 60 s a card, 75 s a call",
+      tempoNormal: "normal: 30 s a card, 40 s a call",
+      tempoFast: "fast: 15 s a card, 25 s a call",
+      botSpeed: "Bot speed (seconds a move)",
+      ruleVariants: "Rule variants",
+      start: "Start the game",
+      watchTitle: "Watch four bots",
+      watchSpeed: "Speed (seconds a move)",
+      watch: "Watch",
+      inviteFriend: "invite a friend",
+      sendLink: "Send this private link to the players you invite:",
+      goSeat: "Go to your seat",
+      rule_match: "Match",
+      rule_hands: "Hands in a match of fixed hands",
+      rule_doubling: "Doubling",
+      rule_projects: "Projects and baloot",
+      rule_sun_double: "Sun may be doubled",
+      rule_tie_rule: "Tie rule",
+      rule_win_above: "Must pass 152",
+      rule_four_aces_hokum: "Four aces in hokum",
+      rule_baloot_kept: "Baloot always counts",
+      rule_deal_rotation: "The deal passes",
+      choice_target: "to 152",
+      choice_hands: "a fixed number of hands",
+      choice_rounding: "rounding",
+      choice_last_digit: "the last digit",
+      choice_four_hundred: "four hundred",
+      choice_hundred: "hundred",
+      choice_left: "to the left",
+      choice_right: "to the right",
+      joinTitle: "Baloot: join a table",
+      invited: "You are invited to a Baloot table",
+      takeSeat: "Take a seat",
+      tableTitle: "Baloot",
+      watchingTitle: "Baloot: watching",
+      noToken: "This link has no seat token.",
+      dealerChip: "D",
+      sec: "s",
+      tempo_relaxed: "relaxed",
+      tempo_normal: "normal",
+      tempo_fast: "fast",
+      replayTitle: "Baloot replays",
+      storedHands: "Stored hands",
+      yourHands: "The finished hands of your table.",
+      evalHands: "Hands stored by an evaluation (python -m eval --save-hands), the worst deals for side A first (d: side A's score difference).",
+      colId: "id",
+      colHand: "hand",
+      colResult: "result",
+      colD: "d",
+      open: "open",
+      view: "View",
+      allFour: "all four",
+      seatN: "seat {0}",
+      tableN: "table {0}",
+      teamOf: "team 0: {0}",
+      handN: "Hand {0}",
+      deal: "deal",
+      by_person: "player",
+      by_bot: "bot",
+      by_timeout: "timeout",
+      by_standin: "stand-in",
+      sheetTitle: "Baloot score sheet",
+      newSheet: "New score sheet",
+      team0: "Team 0",
+      team1: "Team 1",
+      firstDealer: "First dealer",
+      handsLabel: "Hands",
+      create: "Create",
+      undo: "Undo",
+      linkTo: "Link to this sheet:",
+      addHand: "Add a hand",
+      contractLabel: "Contract",
+      thrownIn: "Thrown in",
+      callingTeam: "Calling team",
+      levelLabel: "Level",
+      lvl1: "1",
+      lvl2: "2 double",
+      lvl3: "3 three",
+      lvl4: "4 four",
+      lvl5: "5 gahwa",
+      rawOf: "Card points,",
+      projectsOf: "Projects,",
+      projectsHint: "(for example 2,5)",
+      none: "none",
+      add: "Add",
+      save: "Save",
+      cancel: "Cancel",
+      editRow: "Edit row {0}",
+      edit: "edit",
+      delete: "delete",
+      draw: "Draw",
+      wins: "{0} win",
+      nextDealer: "next dealer: seat {0}",
+      handsOf: "{0}/{1} hands",
+      colDealer: "dealer",
+      colCaller: "caller",
+      colRaw: "card points",
+      colProjects: "projects",
+      colBaloot: "baloot",
+      defaultYou: "You",
+      defaultGuest: "Guest",
+      defaultUs: "Us",
+      defaultThem: "Them",
+      agent_champion: "champion",
+      agent_heuristic: "heuristic",
+      agent_random: "random",
+      agent_search: "search",
+      agent_netsearch: "netsearch",
+    },
     lang: "\u0639\u0631\u0628\u064a",
   },
   ar: {
@@ -46,6 +169,129 @@ const I18N = {
     waitingSeats: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631 \u0627\u0644\u0644\u0627\u0639\u0628\u064a\u0646 \u0627\u0644\u0645\u062f\u0639\u0648\u064a\u0646\u2026", invite: "\u0631\u0627\u0628\u0637 \u0627\u0644\u062f\u0639\u0648\u0629", score: "\u0627\u0644\u0646\u062a\u064a\u062c\u0629", target: "\u0625\u0644\u0649 \u0661\u0665\u0662",
     hands: "\u062c\u0648\u0644\u0627\u062a", next: "\u0627\u0644\u062c\u0648\u0644\u0629 \u0627\u0644\u062a\u0627\u0644\u064a\u0629", dealer: "\u0627\u0644\u0645\u0648\u0632\u0639", raw: "\u0627\u0644\u0623\u0628\u0646\u0627\u0637", tricks: "\u0623\u0643\u0644\u0627\u062a", gained: "\u0633\u062c\u0651\u0644",
     team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629", takes: "\u064a\u0623\u0643\u0644",
+    ui: {
+      brand: "بلوت",
+      scoreSheet: "ورقة الحساب",
+      replays: "الإعادات",
+      lobbyTitle: "بلوت: العب ضد الآلة",
+      play: "العب",
+      playIntro: "تلعب في مقعد واحد وشريكك مقابلك. كل مقعد آخر تلعبه الآلة أو صديق تدعوه برابط خاص.",
+      yourName: "اسمك",
+      yourSeat: "مقعدك",
+      seatTeam: "المقعد {0} (الفريق {1})",
+      rightSeat: "اليمين (المقعد التالي)",
+      partner: "الشريك",
+      leftSeat: "اليسار (المقعد السابق)",
+      tempo: "الوقت",
+      tempoRelaxed: "هادئ: 60 ث للورقة و75 ث للشراء",
+      tempoNormal: "عادي: 30 ث للورقة و40 ث للشراء",
+      tempoFast: "سريع: 15 ث للورقة و25 ث للشراء",
+      botSpeed: "سرعة الآلة (ثوانٍ لكل حركة)",
+      ruleVariants: "خيارات القوانين",
+      start: "ابدأ اللعب",
+      watchTitle: "شاهد أربع آلات",
+      watchSpeed: "السرعة (ثوانٍ لكل حركة)",
+      watch: "شاهد",
+      inviteFriend: "ادعُ صديقًا",
+      sendLink: "أرسل هذا الرابط الخاص لمن تدعوه:",
+      goSeat: "اذهب إلى مقعدك",
+      rule_match: "الصكة",
+      rule_hands: "عدد الجولات في صكة محددة الجولات",
+      rule_doubling: "الدبل",
+      rule_projects: "المشاريع والبلوت",
+      rule_sun_double: "يجوز دبل الصن",
+      rule_tie_rule: "قاعدة التعادل",
+      rule_win_above: "يجب تجاوز 152",
+      rule_four_aces_hokum: "أربع إكك في الحكم",
+      rule_baloot_kept: "البلوت يُحسب دائمًا",
+      rule_deal_rotation: "يدور التوزيع",
+      choice_target: "إلى 152",
+      choice_hands: "عدد ثابت من الجولات",
+      choice_rounding: "التقريب",
+      choice_last_digit: "الرقم الأخير",
+      choice_four_hundred: "أربعمية",
+      choice_hundred: "مية",
+      choice_left: "إلى اليسار",
+      choice_right: "إلى اليمين",
+      joinTitle: "بلوت: انضم إلى طاولة",
+      invited: "أنت مدعو إلى طاولة بلوت",
+      takeSeat: "اجلس",
+      tableTitle: "بلوت",
+      watchingTitle: "بلوت: مشاهدة",
+      noToken: "هذا الرابط لا يحمل مفتاح مقعد.",
+      dealerChip: "م",
+      sec: "ث",
+      tempo_relaxed: "هادئ",
+      tempo_normal: "عادي",
+      tempo_fast: "سريع",
+      replayTitle: "إعادات البلوت",
+      storedHands: "الجولات المحفوظة",
+      yourHands: "الجولات المنتهية في طاولتك.",
+      evalHands: "جولات حفظها التقييم، الأسوأ للطرف الأول أولًا (الفرق: فرق نقاط الطرف الأول).",
+      colId: "الرقم",
+      colHand: "الجولة",
+      colResult: "النتيجة",
+      colD: "الفرق",
+      open: "افتح",
+      view: "العرض",
+      allFour: "الأربعة",
+      seatN: "المقعد {0}",
+      tableN: "الطاولة {0}",
+      teamOf: "الفريق 0: {0}",
+      handN: "الجولة {0}",
+      deal: "التوزيع",
+      by_person: "لاعب",
+      by_bot: "آلة",
+      by_timeout: "انتهى الوقت",
+      by_standin: "بديل",
+      sheetTitle: "ورقة حساب البلوت",
+      newSheet: "ورقة حساب جديدة",
+      team0: "الفريق 0",
+      team1: "الفريق 1",
+      firstDealer: "أول موزع",
+      handsLabel: "الجولات",
+      create: "أنشئ",
+      undo: "تراجع",
+      linkTo: "رابط هذه الورقة:",
+      addHand: "أضف جولة",
+      contractLabel: "العقد",
+      thrownIn: "مروسة",
+      callingTeam: "الفريق المشتري",
+      levelLabel: "المستوى",
+      lvl1: "1",
+      lvl2: "2 دبل",
+      lvl3: "3 ثري",
+      lvl4: "4 فور",
+      lvl5: "5 قهوة",
+      rawOf: "الأبناط،",
+      projectsOf: "المشاريع،",
+      projectsHint: "(مثلًا 2,5)",
+      none: "لا شيء",
+      add: "أضف",
+      save: "احفظ",
+      cancel: "إلغاء",
+      editRow: "تعديل السطر {0}",
+      edit: "تعديل",
+      delete: "حذف",
+      draw: "تعادل",
+      wins: "فاز {0}",
+      nextDealer: "الموزع التالي: المقعد {0}",
+      handsOf: "{0}/{1} جولات",
+      colDealer: "الموزع",
+      colCaller: "المشتري",
+      colRaw: "الأبناط",
+      colProjects: "المشاريع",
+      colBaloot: "البلوت",
+      defaultYou: "أنت",
+      defaultGuest: "ضيف",
+      defaultUs: "لنا",
+      defaultThem: "لهم",
+      agent_champion: "البطل",
+      agent_heuristic: "القواعد",
+      agent_random: "عشوائي",
+      agent_search: "البحث",
+      agent_netsearch: "البحث الموجّه",
+    },
     lang: "English",
   },
 };
@@ -66,6 +312,54 @@ function applyDir() {
   document.documentElement.dir = T().dir;
   const b = document.getElementById("lang");
   if (b) b.textContent = T().lang;
+  translatePage();
+  localizeDigits(document.body);
+}
+
+// A page's words come from the language's `ui` table: tr(key, ...args) fills {0}, {1}; the
+// elements of a page's HTML marked data-t="key" (their text) or data-t-placeholder="key", and
+// data-t-value="key" (a default value), and <body data-title="key">, are translated by translatePage on load and on the language switch.
+function tr(key, ...args) {
+  const s = T().ui[key] ?? I18N.en.ui[key] ?? key;
+  return s.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+}
+function agentName(name) {
+  // the offered agents by their names in the page's language; a bundle keeps its folder's name
+  return T().ui["agent_" + name] ?? name;
+}
+function translatePage() {
+  for (const e of document.querySelectorAll("[data-t]")) e.textContent = tr(e.dataset.t);
+  for (const e of document.querySelectorAll("[data-t-placeholder]")) e.placeholder = tr(e.dataset.tPlaceholder);
+  for (const e of document.querySelectorAll("[data-t-value]")) {
+    // a default value the person has not changed follows the language
+    if (Object.values(I18N).some((L) => L.ui[e.dataset.tValue] === e.value)) e.value = tr(e.dataset.tValue);
+  }
+  if (document.body && document.body.dataset.title) document.title = tr(document.body.dataset.title);
+}
+
+// One digit style per language: Arabic-Indic digits on a page in Arabic, ASCII digits in
+// English, in every text the page shows (not in form fields, links to copy or code), whoever
+// wrote it; a MutationObserver keeps it so as the pages redraw.
+const AR_DIGITS = "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669";
+function localDigits(text) {
+  return lang() === "ar"
+    ? text.replace(/[0-9]/g, (d) => AR_DIGITS[Number(d)])
+    : text.replace(/[\u0660-\u0669]/g, (d) => String(AR_DIGITS.indexOf(d)));
+}
+function asciiDigits(text) {
+  // what a person typed, read as a number whichever digits they used
+  return String(text).replace(/[\u0660-\u0669]/g, (d) => String(AR_DIGITS.indexOf(d)));
+}
+function localizeDigits(root) {
+  if (!root) return;
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const n = walk.currentNode;
+    if (n.parentElement && n.parentElement.closest("code, script, style")) continue;
+    const t = localDigits(n.nodeValue);
+    if (t !== n.nodeValue) n.nodeValue = t;
+  }
+  if (document.title !== localDigits(document.title)) document.title = localDigits(document.title);
 }
 
 function cardLabel(name) {
@@ -151,4 +445,11 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-document.addEventListener("DOMContentLoaded", applyDir);
+document.addEventListener("DOMContentLoaded", () => {
+  applyDir();
+  new MutationObserver(() => localizeDigits(document.body)).observe(document.body, {
+    childList: true,
+    subtree: true,
+    characterData: true,
+  });
+});

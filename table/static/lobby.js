@@ -2,26 +2,28 @@
 "use strict";
 
 const RULES = [
-  // [field, label, kind, choices]: RuleConfig's variant switches (RULES.md V1-V9)
-  ["match", "Match (V4)", "select", ["target", "hands"]],
-  ["hands", "Hands in hands mode", "select", [5, 9, 11]],
-  ["doubling", "Doubling (V3)", "check", true],
-  ["projects", "Projects and baloot (V2)", "check", true],
-  ["sun_double", "Sun may be doubled (V1)", "check", false],
-  ["tie_rule", "Tie rule (V5)", "select", ["rounding", "last_digit"]],
-  ["win_above", "Must pass 152 (V6)", "check", false],
-  ["four_aces_hokum", "Four aces in hokum (V7)", "select", ["four_hundred", "hundred"]],
-  ["baloot_kept", "Baloot always kept (V8)", "check", false],
-  ["deal_rotation", "Deal passes (V9)", "select", ["left", "right"]],
+  // [field, kind, choices]: RuleConfig's variant switches (RULES.md V1-V9), labelled from the
+  // string tables (rule_FIELD, choice_VALUE)
+  ["match", "select", ["target", "hands"]],
+  ["hands", "select", [5, 9, 11]],
+  ["doubling", "check", true],
+  ["projects", "check", true],
+  ["sun_double", "check", false],
+  ["tie_rule", "select", ["rounding", "last_digit"]],
+  ["win_above", "check", false],
+  ["four_aces_hokum", "select", ["four_hundred", "hundred"]],
+  ["baloot_kept", "check", false],
+  ["deal_rotation", "select", ["left", "right"]],
 ];
 
 function ruleInputs(box) {
-  for (const [field, label, kind, choices] of RULES) {
+  for (const [field, kind, choices] of RULES) {
+    const label = el("span", { "data-t": "rule_" + field }, tr("rule_" + field));
     if (kind === "check") {
       box.append(el("label", { class: "inline" }, el("input", { type: "checkbox", "data-rule": field, checked: choices }), label));
     } else {
       const s = el("select", { "data-rule": field });
-      for (const c of choices) s.append(el("option", { value: c }, c));
+      for (const c of choices) s.append(el("option", typeof c === "number" ? { value: c } : { value: c, "data-t": "choice_" + c }, typeof c === "number" ? c : tr("choice_" + c)));
       box.append(el("label", {}, label, s));
     }
   }
@@ -40,19 +42,31 @@ function showError(e) {
   box.textContent = e ? String(e.message || e) : "";
 }
 
+// The labels made here (agents, seats) follow the language switch.
+function render() {
+  for (const o of document.querySelectorAll("option[data-agent]")) o.textContent = agentName(o.value);
+  for (const o of document.querySelectorAll("option[data-invite]")) o.textContent = tr("inviteFriend");
+  for (const e of document.querySelectorAll("[data-seat-label]")) {
+    const seat = Number(e.dataset.seatLabel);
+    e.textContent = tr("seatTeam", seat, seat % 2);
+  }
+}
+
 async function main() {
   const info = await api("GET", "/api/agents");
+  const agentOptions = () => info.agents.map((a) => el("option", { value: a, selected: a === info.default, "data-agent": true }, a));
   for (const sel of document.querySelectorAll(".agent-or-invite")) {
-    for (const a of info.agents) sel.append(el("option", { value: a, selected: a === info.default }, a));
-    sel.append(el("option", { value: "invite" }, "invite a friend"));
+    sel.append(...agentOptions(), el("option", { value: "invite", "data-invite": true }));
   }
+  const mySeat = document.getElementById("my-seat");
+  for (let seat = 0; seat < 4; seat++) mySeat.append(el("option", { value: seat, "data-seat-label": seat }));
   const ws = document.getElementById("watch-seats");
   for (let seat = 0; seat < 4; seat++) {
-    const s = el("select", { "data-seat": seat });
-    for (const a of info.agents) s.append(el("option", { value: a, selected: a === info.default }, a));
-    ws.append(el("label", {}, `Seat ${seat} (team ${seat % 2})`, s));
+    const s = el("select", { "data-seat": seat }, ...agentOptions());
+    ws.append(el("label", {}, el("span", { "data-seat-label": seat }), s));
   }
   ruleInputs(document.getElementById("rules"));
+  render();
 
   document.getElementById("play-form").onsubmit = async (ev) => {
     ev.preventDefault();
@@ -70,8 +84,8 @@ async function main() {
         const box = document.getElementById("invite");
         box.hidden = false;
         const link = location.origin + r.invite_url;
-        box.replaceChildren(el("p", {}, "Send this private link to the players you invite: ", el("code", { class: "link" }, link)),
-          el("p", {}, el("a", { href: r.url, id: "go" }, "Go to your seat")));
+        box.replaceChildren(el("p", {}, el("span", { "data-t": "sendLink" }, tr("sendLink")), " ", el("code", { class: "link" }, link)),
+          el("p", {}, el("a", { href: r.url, id: "go", "data-t": "goSeat" }, tr("goSeat"))));
       } else {
         location.href = r.url;
       }
@@ -90,4 +104,5 @@ async function main() {
     }
   };
 }
+window.render = render;
 main().catch(showError);

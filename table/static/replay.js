@@ -5,7 +5,7 @@
 const PARAMS = new URLSearchParams(location.hash.slice(1));
 const ROOM = PARAMS.get("room");
 const TOKEN = PARAMS.get("token") || "";
-let HAND = null, FRAMES = [], AT = 0;
+let HAND = null, FRAMES = [], AT = 0, LIST = null;
 
 function showError(e) {
   const box = document.getElementById("error");
@@ -17,23 +17,27 @@ function resultText(r) {
   if (!r) return "";
   if (r.contract === null) return T().thrown;
   const trump = r.trump === null ? null : "SHDC"[r.trump];
-  return `${contractLabel(r.contract, trump)} \u00b7 seat ${r.caller} \u00b7 ${r.callers_won ? T().won : T().lost} \u00b7 ${r.score[0]}\u2013${r.score[1]}`;
+  return `${contractLabel(r.contract, trump)} \u00b7 ${tr("seatN", r.caller)} \u00b7 ${r.callers_won ? T().won : T().lost} \u00b7 ${r.score[0]}\u2013${r.score[1]}`;
 }
 
 async function loadList() {
-  const data = ROOM
+  LIST = ROOM
     ? await api("GET", `/api/rooms/${ROOM}/hands?token=${encodeURIComponent(TOKEN)}`)
     : await api("GET", "/api/replays");
-  document.getElementById("list-note").textContent = ROOM
-    ? "The finished hands of your table."
-    : "Hands stored by python -m eval --save-hands, worst deals for side A first (d = A's score difference).";
+  renderList();
+}
+function renderList() {
+  if (!LIST) return;
+  document.getElementById("list-note").textContent = tr(ROOM ? "yourHands" : "evalHands");
   const table = document.getElementById("hands");
-  table.replaceChildren(el("tr", {}, ...["id", "hand", "result", "d", ""].map((h) => el("th", {}, h))));
-  for (const h of data.hands) {
+  table.replaceChildren(el("tr", {}, ...["colId", "colHand", "colResult", "colD"].map((h) => el("th", {}, tr(h))), el("th", {})));
+  for (const h of LIST.hands) {
     const m = h.meta || {};
-    const what = h.source === "eval" ? `${m.deal_set} #${m.index} \u00b7 table ${m.table + 1} \u00b7 team 0: ${m.teams ? m.teams[0] : ""}` : `#${h.number}`;
+    const what = h.source === "eval"
+      ? `${m.deal_set} #${m.index} \u00b7 ${tr("tableN", m.table + 1)} \u00b7 ${tr("teamOf", m.teams ? agentName(m.teams[0]) : "")}`
+      : `#${h.number}`;
     table.append(el("tr", {}, el("td", {}, h.id), el("td", {}, what), el("td", {}, resultText(h.result)),
-      el("td", {}, m.d ?? ""), el("td", {}, el("button", { class: "open", onclick: () => openHand(h.id) }, "open"))));
+      el("td", {}, m.d ?? ""), el("td", {}, el("button", { class: "open", onclick: () => openHand(h.id) }, tr("open")))));
   }
 }
 
@@ -43,19 +47,23 @@ async function openHand(id, view) {
   FRAMES = HAND.frames;
   AT = Math.min(AT, FRAMES.length - 1);
   document.getElementById("viewer").hidden = false;
-  document.getElementById("hand-title").textContent = `Hand ${id}: ${resultText(HAND.result)}`;
-  const step = document.getElementById("step");
-  step.max = FRAMES.length - 1;
+  document.getElementById("step").max = FRAMES.length - 1;
   render();
 }
 
 function render() {
+  for (const o of document.querySelectorAll("[data-seat-label]")) o.textContent = tr("seatN", o.dataset.seatLabel);
+  renderList();
   if (!HAND) return;
+  document.getElementById("hand-title").textContent = `${tr("handN", HAND.id)}: ${resultText(HAND.result)}`;
   const f = FRAMES[AT];
   document.getElementById("step").value = AT;
   document.getElementById("step-label").textContent = `${AT} / ${FRAMES.length - 1}`;
   const s = f.step;
-  let info = s ? `seat ${s.seat}: ${actionLabel(s.action)}` + (s.by ? ` (${s.by}${s.t !== null && s.t !== undefined ? `, ${s.t}s` : ""})` : "") : "deal";
+  let info = s
+    ? `${tr("seatN", s.seat)}: ${actionLabel(s.action)}` +
+      (s.by ? ` (${tr("by_" + s.by)}${s.t !== null && s.t !== undefined ? `, ${s.t}${tr("sec")}` : ""})` : "")
+    : tr("deal");
   if (f.contract) info += ` \u00b7 ${contractLabel(f.contract, f.trump)}` + (f.level > 1 ? ` \u00b7 ${T().levels[f.level]}` : "");
   info += ` \u00b7 ${T().raw} ${f.raw[0]}\u2013${f.raw[1]}`;
   if (f.result) info += ` \u00b7 ${resultText(f.result)}`;
@@ -64,7 +72,7 @@ function render() {
   const rel = (seat) => (seat - me + 4) % 4;
   for (let seat = 0; seat < 4; seat++) {
     const box = document.getElementById(`seat-${rel(seat)}`);
-    box.replaceChildren(el("div", { class: "plate" }, el("b", {}, `seat ${seat}`), f.dealer === seat ? el("span", { class: "chip" }, "D") : null));
+    box.replaceChildren(el("div", { class: "plate" }, el("b", {}, tr("seatN", seat)), f.dealer === seat ? el("span", { class: "chip" }, tr("dealerChip")) : null));
     box.classList.toggle("to-act", f.to_act === seat && !f.gathering);
     box.classList.remove("takes");
     const cards = f.hands ? f.hands[seat] : seat === f.seat ? f.hand : null;

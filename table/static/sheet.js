@@ -14,7 +14,7 @@ function showError(e) {
 const TOTAL = { hokum: 162, sun: 130 };
 
 function values(text) {
-  return text.split(/[ ,]+/).filter((x) => x).map(Number);
+  return asciiDigits(text).split(/[ ,\u060c]+/).filter((x) => x).map(Number);
 }
 
 function readEntry(f) {
@@ -64,6 +64,11 @@ function describe(e) {
 }
 
 function render() {
+  for (const o of document.querySelectorAll("[data-seat-label]")) o.textContent = tr("seatN", o.dataset.seatLabel);
+  for (const o of document.querySelectorAll("[data-contract]")) o.textContent = T().contract[o.dataset.contract];
+  for (const o of document.querySelectorAll("[data-contract-word]")) o.textContent = T()[o.dataset.contractWord];
+  document.getElementById("entry-title").textContent = editing === null ? tr("addHand") : tr("editRow", editingIndex() + 1);
+  document.getElementById("save-row").textContent = tr(editing === null ? "add" : "save");
   const d = SHEET_DATA;
   if (!d) return;
   const teams = d.teams;
@@ -73,42 +78,43 @@ function render() {
   const status = document.getElementById("status");
   status.replaceChildren();
   if (d.result) {
-    status.append(el("span", { class: "winner", id: "winner" }, `${d.result.winner === null ? "Draw" : teams[d.result.winner] + " win"} ${d.result.score[0]} \u2013 ${d.result.score[1]}`));
+    status.append(el("span", { class: "winner", id: "winner" }, `${d.result.winner === null ? tr("draw") : tr("wins", teams[d.result.winner])} ${d.result.score[0]} \u2013 ${d.result.score[1]}`));
   } else {
     status.append(el("span", { id: "totals" }, `${teams[0]} ${d.totals[0]} \u2013 ${d.totals[1]} ${teams[1]}`),
-      el("span", { class: "muted" }, ` \u00b7 next dealer: seat ${d.next_dealer}` +
-        (d.rules.match === "hands" ? ` \u00b7 ${d.hands_scored}/${d.rules.hands} hands` : ` \u00b7 to 152`)));
+      el("span", { class: "muted" }, ` \u00b7 ${tr("nextDealer", d.next_dealer)} \u00b7 ` +
+        (d.rules.match === "hands" ? tr("handsOf", d.hands_scored, d.rules.hands) : tr("choice_target"))));
   }
   const table = document.getElementById("rows");
-  table.replaceChildren(el("tr", {}, ...["#", "dealer", "hand", "caller", "raw", "projects", "baloot", teams[0], teams[1],
-    `\u03a3 ${teams[0]}`, `\u03a3 ${teams[1]}`, ""].map((h) => el("th", {}, h))));
+  const heads = ["#", tr("colDealer"), tr("colHand"), tr("colCaller"), tr("colRaw"), tr("colProjects"), tr("colBaloot")];
+  table.replaceChildren(el("tr", {}, ...[...heads, teams[0], teams[1], `\u03a3 ${teams[0]}`, `\u03a3 ${teams[1]}`, ""].map((h) => el("th", {}, h))));
   d.rows.forEach((r, i) => {
     const e = r.entry;
-    const tr = el("tr", { class: r.after_end ? "after-end" : "", "data-row": r.id },
+    const row = el("tr", { class: r.after_end ? "after-end" : "", "data-row": r.id },
       el("td", {}, i + 1), el("td", {}, r.dealer ?? ""), el("td", {}, describe(e)),
       el("td", {}, e.contract ? teams[e.caller] : ""), el("td", {}, e.contract ? `${e.raw[0]}\u2013${e.raw[1]}` : ""),
       el("td", {}, e.contract ? `${e.projects[0].join("+") || 0} / ${e.projects[1].join("+") || 0}` : ""),
       el("td", {}, e.baloot && (e.baloot[0] || e.baloot[1]) ? teams[e.baloot[0] ? 0 : 1] : ""),
       el("td", { class: "s0" }, r.score ? r.score[0] : ""), el("td", { class: "s1" }, r.score ? r.score[1] : ""),
       el("td", { class: "total" }, r.totals ? r.totals[0] : ""), el("td", { class: "total" }, r.totals ? r.totals[1] : ""),
-      el("td", {}, el("button", { class: "edit", onclick: () => startEdit(r) }, "edit"), " ",
-        el("button", { class: "delete", onclick: () => change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, "delete")));
-    table.append(tr);
+      el("td", {}, el("button", { class: "edit", onclick: () => startEdit(r) }, tr("edit")), " ",
+        el("button", { class: "delete", onclick: () => change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, tr("delete"))));
+    table.append(row);
   });
 }
 
+function editingIndex() {
+  return SHEET_DATA ? SHEET_DATA.rows.findIndex((r) => r.id === editing) : -1;
+}
 function startEdit(r) {
   editing = r.id;
   fillEntry(document.getElementById("entry"), r.entry);
-  document.getElementById("entry-title").textContent = `Edit row ${SHEET_DATA.rows.indexOf(r) + 1}`;
-  document.getElementById("save-row").textContent = "Save";
   document.getElementById("cancel-edit").hidden = false;
+  render();
 }
 function stopEdit() {
   editing = null;
-  document.getElementById("entry-title").textContent = "Add a hand";
-  document.getElementById("save-row").textContent = "Add";
   document.getElementById("cancel-edit").hidden = true;
+  render();
 }
 
 async function change(method, url, body) {
@@ -124,6 +130,7 @@ async function change(method, url, body) {
 }
 
 async function main() {
+  render();
   if (!SHEET) {
     const form = document.getElementById("new-sheet");
     form.hidden = false;

@@ -76,7 +76,9 @@ function showError(text) {
 
 function seatName(seat) {
   const t = T();
-  const name = S.names[seat];
+  // a bot by its agent's name in the page's language; a person's name isolated, so that its
+  // direction does not move the brackets around it (Unicode FSI ... PDI)
+  const name = S.kinds && S.kinds[seat] === "bot" ? agentName(S.names[seat]) : `\u2068${S.names[seat]}\u2069`;
   if (WATCH) return `${name} \u00b7 ${seat}`;
   return rel(seat) === 0 ? name : `${name} (${t.seats[rel(seat)]})`;
 }
@@ -84,11 +86,11 @@ function seatName(seat) {
 function render() {
   if (!S) return;
   const t = T();
-  document.title = WATCH ? "Baloot: watching" : "Baloot";
+  document.title = tr(WATCH ? "watchingTitle" : "tableTitle");
   const mine = me();
   const myTeam = WATCH ? 0 : mine % 2;
   const info = document.getElementById("info");
-  info.textContent = `#${S.hand_number} \u00b7 ${S.tempo.name} (${S.tempo.card}s / ${S.tempo.call}s)`;
+  info.textContent = `#${S.hand_number} \u00b7 ${tr("tempo_" + S.tempo.name)} (${S.tempo.card}${tr("sec")} / ${S.tempo.call}${tr("sec")})`;
   const leave = document.getElementById("leave");
   leave.hidden = WATCH || S.status[mine] === "left";
   leave.textContent = t.leave;
@@ -130,7 +132,7 @@ function render() {
     box.classList.toggle("to-act", S.to_act === seat && !S.gathering);
     box.classList.remove("takes");
     const title = el("div", { class: "plate" }, el("b", {}, seatName(seat)));
-    if (S.dealer === seat) title.append(el("span", { class: "chip", title: t.dealer }, "D"));
+    if (S.dealer === seat) title.append(el("span", { class: "chip", title: t.dealer }, tr("dealerChip")));
     const st = t.status[S.status[seat]];
     if (st) title.append(el("span", { class: "status " + S.status[seat] }, st));
     box.append(title);
@@ -248,7 +250,7 @@ function tickClock() {
   const left = Math.max(0, S.clock.left - (performance.now() - receivedAt) / 1000);
   const label = document.getElementById(`clock-${S.clock.seat}`);
   const bar = document.getElementById(`clock-bar-${S.clock.seat}`);
-  if (label) label.textContent = `${Math.ceil(left)}s`;
+  if (label) label.textContent = `${Math.ceil(left)}${tr("sec")}`;
   if (bar) {
     bar.style.width = `${(100 * left) / S.clock.limit}%`;
     bar.classList.toggle("low", left < 10);
@@ -258,7 +260,7 @@ function tickClock() {
 window.render = render;
 setInterval(tickClock, 250);
 if (!TOKEN) {
-  showError("This link has no seat token.");
+  showError(tr("noToken"));
 } else {
   connect();
 }

@@ -10,6 +10,7 @@ Debian's ``chromium``; set ``BALOOT_CHROMIUM`` to use another binary).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -227,6 +228,94 @@ def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(br
     check_layout(page, "a finished trick in Arabic")
     page.locator("#lang").click()
     context.close()
+
+
+TEXTS = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const n = walk.currentNode, p = n.parentElement;
+    if (!p || p.closest("script, style, code, [hidden], #lang") || !n.nodeValue.trim()) continue;  // #lang names the other language
+    out.push(n.nodeValue.trim());
+  }
+  for (const e of document.querySelectorAll("[placeholder]")) out.push(e.placeholder);
+  for (const e of document.querySelectorAll("input:not([type=number]):not([type=range]):not([type=checkbox])")) out.push(e.value);
+  out.push(document.title);
+  return out;
+}"""
+
+
+def check_arabic(page, where: str, names: tuple[str, ...] = ()) -> None:
+    """Every text the page shows (its text, placeholders, default values, its title) is in
+    Arabic with Arabic-Indic digits: no Latin letter outside the ``names`` people gave, no
+    ASCII digit."""
+    assert page.evaluate("() => document.documentElement.dir") == "rtl"
+    texts = page.evaluate(TEXTS)
+    assert len(texts) >= 5, texts
+    bad = []
+    for t in texts:
+        rest = t
+        for n in names:
+            rest = rest.replace(n, "")
+        if re.search(r"[A-Za-z0-9]", rest):
+            bad.append(t)
+    assert not bad, f"{where}: not Arabic: {bad}"
+
+
+def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock):
+    """The lobby, the join page, the table, replays and the score sheet, in Arabic: checked
+    against the string tables (every key of the English tables has its Arabic, and no Latin
+    letter or ASCII digit is left on the page)."""
+    page.goto(server.url + "/")
+    page.evaluate("() => localStorage.setItem('baloot-lang', 'ar')")
+    page.reload()
+    missing = page.evaluate(
+        """() => {
+      const keys = (o, at) => Object.entries(o).flatMap(([k, v]) =>
+        v && typeof v === "object" && !Array.isArray(v) ? keys(v, at + k + ".") : [at + k]);
+      const ar = new Set(keys(I18N.ar, "")), en = keys(I18N.en, "");
+      return en.filter((k) => !ar.has(k)).concat([...ar].filter((k) => !en.includes(k)));
+    }"""
+    )
+    assert not missing, f"keys of one language's table missing from the other: {missing}"
+    page.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
+    page.locator("details summary").click()
+    check_arabic(page, "the lobby")
+    room = new_room(server, seats=["me", "heuristic", "invite", "heuristic"], name="Noura")
+    page.goto(server.url + room["invite_url"])
+    check_arabic(page, "the join page")
+    page.fill('input[name="name"]', "Lana")
+    page.click("#join")
+    page.wait_for_selector("button.call, button.card.legal, .seat.to-act", timeout=WAIT)
+    page.wait_for_timeout(200)
+    check_arabic(page, "the table", ("Noura", "Lana"))
+    table = new_room(server, gather=0)
+    page.goto(server.url + table["url"])
+    for _ in range(60):  # a whole hand, by the first legal move, to see its result
+        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
+        if server.app.state.store.hands(room=table["room"]):
+            break
+        sun = page.locator('button.call[data-action="37"]')
+        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
+        page.wait_for_timeout(60)
+    expect(page.locator("#hand-score")).to_be_visible(timeout=WAIT)
+    check_arabic(page, "the table after a hand", ("Noura",))
+    page.goto(f"{server.url}/replay#room={table['room']}&token={table['token']}")
+    page.locator("button.open").first.click()
+    page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT)
+    for _ in range(6):
+        page.click("#next")
+    check_arabic(page, "a replay")
+    page.goto(server.url + "/sheet")
+    check_arabic(page, "a new score sheet")
+    page.click("#create-sheet")
+    page.wait_for_url("**/sheet/*", timeout=WAIT)
+    page.locator("#entry").locator('input[name="raw0"]').fill("120")
+    page.click("#save-row")
+    page.wait_for_selector("button.edit", timeout=WAIT)
+    page.locator("button.edit").first.click()
+    check_arabic(page, "a score sheet with a row being edited")
+    page.evaluate("() => localStorage.setItem('baloot-lang', 'en')")
 
 
 def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
