@@ -2,17 +2,23 @@
 
 ``score_hand`` takes what a score keeper writes down (contract, caller, level, raw points,
 tricks, the scoring projects and who held the baloot) and returns the game points the hand adds
-to each team. All arithmetic is in integers (R7).
+to each team. All arithmetic is in integers (R7). ``qaid`` writes a played hand's score out the
+way a score keeper explains it (rounding, projects, baloot, who counted, why the callers made
+or lost), from ``score_hand`` itself, for the pages that show it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from baloot_env.cards import HOKUM_RAW_TOTAL, HOKUM_TOTAL, NUM_TRICKS, SUN_RAW_TOTAL, SUN_TOTAL
 from baloot_env.rules import TARGET_SCORE, RuleConfig
 from baloot_env.seats import NUM_SEATS, other_team, team_of
+
+if TYPE_CHECKING:
+    from baloot_env.results import HandResult
 
 HOKUM, SUN = "hokum", "sun"
 CONTRACTS = (HOKUM, SUN)
@@ -63,6 +69,14 @@ class HandScore:
         game_points: [t0, t1] after the R7.2 conversion (before projects and baloot).
         totals: [t0, t1] the R7.3 totals T (game points + scoring projects + baloot).
         gahwa_winner: the team that won a gahwa hand, else None.
+        counting: the counting team (R7.1), whose raw points were converted (R7.2).
+        projects: [t0, t1] the scoring projects counted (R6.4 applied: none for a team
+            without a trick).
+        decided_by: how the winner was found: "kaboot" (R7.6), "totals" (R7.3), or on equal
+            totals "rounding" (the larger rounding loss), "callers" (equal losses too) or
+            "last_digit" (V5).
+        rule: the rule that gave the score: "R7.4" (each team its own total), "R7.5" (the
+            defenders take the whole hand), "R7.6" (kaboot), "R7.7" (doubled), "R7.8" (gahwa).
     """
 
     score: tuple[int, int]
@@ -72,20 +86,24 @@ class HandScore:
     game_points: tuple[int, int]
     totals: tuple[int, int]
     gahwa_winner: int | None
+    counting: int
+    projects: tuple[int, int]
+    decided_by: str
+    rule: str
 
 
 def _tie_winner(
     contract: str, callers: int, counting: int, raw: Sequence[int], game_points: Sequence[int], rules: RuleConfig
-) -> int:
-    """Winner when both totals are equal (R7.3, or V5 "last_digit")."""
+) -> tuple[int, str]:
+    """Winner when both totals are equal (R7.3, or V5 "last_digit"), and what decided it."""
     if rules.tie_rule == "last_digit":
         wins = raw[counting] % 10 in LAST_DIGIT_WINS[contract]
-        return counting if wins else other_team(counting)
+        return (counting if wins else other_team(counting)), "last_digit"
     u = ROUNDING_UNIT[contract]
     loss = [raw[t] - u * game_points[t] for t in (0, 1)]
     if loss[0] == loss[1]:
-        return callers
-    return 0 if loss[0] > loss[1] else 1
+        return callers, "callers"
+    return (0 if loss[0] > loss[1] else 1), "rounding"
 
 
 def score_hand(
@@ -140,11 +158,11 @@ def score_hand(
 
     kaboot_team = 0 if tricks[0] == NUM_TRICKS else 1 if tricks[1] == NUM_TRICKS else None
     if kaboot_team is not None:  # R7.6
-        winner = kaboot_team
+        winner, decided_by = kaboot_team, "kaboot"
     elif totals[callers] != totals[defenders]:
-        winner = callers if totals[callers] > totals[defenders] else defenders
+        winner, decided_by = (callers if totals[callers] > totals[defenders] else defenders), "totals"
     else:
-        winner = _tie_winner(contract, callers, counting, raw, g, rules)
+        winner, decided_by = _tie_winner(contract, callers, counting, raw, g, rules)
     kept = rules.baloot_kept  # V8: baloot outside every multiplication, always to its holder
     own_bal = [0, 0] if kept else bal
 
@@ -153,14 +171,19 @@ def score_hand(
     if level == GAHWA:  # R7.8, R8.3
         gahwa_winner = winner
         score[winner] = max(0, TARGET_SCORE - match_score[winner])
+        rule = "R7.8"
     elif kaboot_team is not None:  # R7.6, R7.7: kaboot is multiplied in a doubled hand
         score[winner] = (KABOOT_VALUE[contract] + all_projects + own_bal[winner]) * level
+        rule = "R7.6"
     elif level > PLAIN:  # R7.7
         score[winner] = (total + all_projects + own_bal[winner]) * level
+        rule = "R7.7"
     elif winner == callers:  # R7.4
         score = [g[t] + proj[t] + own_bal[t] for t in (0, 1)]
+        rule = "R7.4"
     else:  # R7.5
         score[winner] = total + all_projects + own_bal[winner]
+        rule = "R7.5"
     if kept:
         score = [score[t] + bal[t] for t in (0, 1)]
     return HandScore(
@@ -171,4 +194,66 @@ def score_hand(
         game_points=(g[0], g[1]),
         totals=(totals[0], totals[1]),
         gahwa_winner=gahwa_winner,
+        counting=counting,
+        projects=(proj[0], proj[1]),
+        decided_by=decided_by,
+        rule=rule,
     )
+
+
+def qaid(
+    result: HandResult, rules: RuleConfig | None = None, match_score: Sequence[int] = (0, 0)
+) -> dict[str, Any] | None:
+    """A hand's score as a score-keeper writes it (R7), from ``score_hand`` itself: JSON-ready.
+
+    Keys (lists are [team 0, team 1]): ``contract``, ``caller`` (seat), ``callers`` (team),
+    ``level``, ``raw`` (card points, the last trick's 10 included, R1.4), ``counting`` (R7.1),
+    ``game_points`` (R7.2's rounding), ``projects`` (the scoring ones, R6.3-R6.4), ``baloot``
+    (R6.5), ``totals`` (R7.3), ``kaboot`` (the team that took every trick, or None),
+    ``decided_by`` and ``rule`` (``HandScore``), ``callers_won``, ``score`` (the game points
+    the hand adds), ``hand_total`` (16 or 26) and ``kaboot_value`` (25 or 44). None for a
+    thrown-in hand (R3.5).
+
+    Args:
+        result: the hand's result (``HandState.result``, ``Outcome.hand_result``).
+        rules: the variants it was played under (default RULES.md).
+        match_score: the match score before the hand (a gahwa's score depends on it, R8.3).
+
+    Raises:
+        ValueError: the result's score is not what its own fields score under ``rules``.
+    """
+    if result.contract is None or result.caller is None:
+        return None
+    hs = score_hand(
+        result.contract,
+        result.caller,
+        result.level,
+        result.raw,
+        result.tricks,
+        result.projects,
+        result.baloot,
+        rules,
+        match_score,
+    )
+    if hs.score != result.score:
+        raise ValueError(f"the result's score {list(result.score)} is not what R7 gives its fields: {list(hs.score)}")
+    kaboot = 0 if result.tricks[0] == NUM_TRICKS else 1 if result.tricks[1] == NUM_TRICKS else None
+    return {
+        "contract": result.contract,
+        "caller": result.caller,
+        "callers": team_of(result.caller),
+        "level": result.level,
+        "raw": list(result.raw),
+        "counting": hs.counting,
+        "game_points": list(hs.game_points),
+        "projects": list(hs.projects),
+        "baloot": list(result.baloot),
+        "totals": list(hs.totals),
+        "kaboot": kaboot,
+        "decided_by": hs.decided_by,
+        "rule": hs.rule,
+        "callers_won": hs.callers_won,
+        "score": list(hs.score),
+        "hand_total": HAND_TOTAL[result.contract],  # what "the whole hand" is worth (R7.2)
+        "kaboot_value": KABOOT_VALUE[result.contract],  # R7.6
+    }

@@ -19,6 +19,7 @@ from baloot_env.deal import parse_deal
 from baloot_env.hand import HandState
 from baloot_env.match import MatchContext
 from baloot_env.rules import RuleConfig
+from baloot_env.scoring import qaid
 from baloot_env.view import PlayerView
 from table.views import all_message, view_message
 
@@ -31,7 +32,8 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     Each frame is a view message (``table.views``) with ``step`` (the action that led to it:
     ``{"index", "seat", "action", "t", "by"}``, None for the first), ``gathering`` (the action
     finished a trick: the frame shows it, as the live table does, rather than an empty table;
-    ``last_trick`` holds it) and, on the last, ``result``.
+    ``last_trick`` holds it) and, on the last, ``result`` (with its ``qaid``:
+    ``baloot_env.scoring.qaid``).
 
     Raises:
         ValueError: ``view`` is not a seat or "all"; StateError/IllegalActionError: a stored hand
@@ -61,5 +63,5 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
         tricks = len(state.tricks)
         state.apply(action)
         out.append(frame({"index": i, "seat": seat, "action": action, "t": t, "by": by}, len(state.tricks) > tricks))
-    out[-1]["result"] = state.result.to_info() if state.result else None
+    out[-1]["result"] = {**state.result.to_info(), "qaid": qaid(state.result, rules, score)} if state.result else None
     return out

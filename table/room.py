@@ -28,6 +28,7 @@ from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import Table
 from baloot_env.errors import IllegalActionError
 from baloot_env.hand import HandState
+from baloot_env.scoring import qaid
 from table.clocks import BOT, CARD, HUMAN, LEFT, TEMPOS, ClubClock
 from table.seating import MAX_NAME, RoomConfig, SeatSpec, SeededDeals, new_token, token_hash
 from table.views import turn_kind
@@ -185,7 +186,10 @@ class Room:
         self.ply += 1
         self.hand_log.append([seat, action, round(now - self.hand_began, 3), by])
         if outcome.hand_result is not None:
-            self.last_result = outcome.hand_result.to_info()
+            self.last_result = {
+                **outcome.hand_result.to_info(),
+                "qaid": qaid(outcome.hand_result, self.config.rules, match_score),
+            }
             self.finished_hands.append(
                 {
                     "room": self.id,

@@ -30,7 +30,7 @@ from baloot_env.match import MatchState
 from baloot_env.projects import BALOOT_POINTS, PROJECT_VALUES
 from baloot_env.results import HandResult
 from baloot_env.rules import RuleConfig
-from baloot_env.scoring import HOKUM, SUN, score_hand
+from baloot_env.scoring import HOKUM, SUN, qaid, score_hand
 from table.store import Store
 
 ENTRY_KEYS = ("contract", "caller", "level", "raw", "projects", "baloot", "kaboot")
@@ -179,7 +179,8 @@ def compute(config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
             out.append({**row, "after_end": True, "score": None, "totals": None, "dealer": None})
             continue
         entry = check_entry(row["entry"], rules)
-        res = hand_result(entry, dealer, rules, (match.score[0], match.score[1]))
+        before = (match.score[0], match.score[1])
+        res = hand_result(entry, dealer, rules, before)
         match.hand = _Played(res)  # type: ignore[assignment]
         match.end_hand()  # R8: totals, hands counted, the match's end
         out.append(
@@ -190,6 +191,7 @@ def compute(config: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any
                 "totals": list(match.score),
                 "callers_won": res.callers_won,
                 "kaboot": res.kaboot,
+                "qaid": qaid(res, rules, before),
                 "dealer": dealer,
             }
         )

@@ -142,6 +142,27 @@ const I18N = {
       defaultGuest: "Guest",
       defaultUs: "Us",
       defaultThem: "Them",
+      q_raw: "card points",
+      q_game: "game points (rounded)",
+      q_projects: "projects",
+      q_baloot: "baloot",
+      q_total: "total",
+      q_added: "added to the score",
+      q_counting: "{0} counted their card points; the others have the rest of {1}",
+      q_made: "The callers ({0}) made it:",
+      q_lost: "The callers ({0}) lost:",
+      why_totals_won: "their total is higher",
+      why_totals_lost: "their total is lower",
+      why_rounding: "the totals are equal, and the side that gave up more in the rounding wins",
+      why_callers: "the totals and the rounding are equal, so the callers win",
+      why_last_digit: "the totals are equal, and the last digit of the counting side's card points decides",
+      why_kaboot: "{0} took all eight tricks (kaboot)",
+      q_R7_4: "each side scores its own total.",
+      q_R7_5: "the defenders take the whole hand: {0} and every project.",
+      q_R7_6: "kaboot: {0} with the projects and the baloot.",
+      q_R7_7: "the winners take the whole hand, {0} and every project, times {1}.",
+      q_R7_8: "gahwa: the winners win the match.",
+      why: "why",
       agent_champion: "champion",
       agent_heuristic: "heuristic",
       agent_random: "random",
@@ -286,6 +307,27 @@ const I18N = {
       defaultGuest: "ضيف",
       defaultUs: "لنا",
       defaultThem: "لهم",
+      q_raw: "الأبناط",
+      q_game: "النقاط بعد التقريب",
+      q_projects: "المشاريع",
+      q_baloot: "البلوت",
+      q_total: "المجموع",
+      q_added: "يُضاف إلى النتيجة",
+      q_counting: "حسب {0} أبناطهم، وللآخرين باقي الـ{1}",
+      q_made: "نجح المشترون ({0}):",
+      q_lost: "خسر المشترون ({0}):",
+      why_totals_won: "مجموعهم أعلى",
+      why_totals_lost: "مجموعهم أقل",
+      why_rounding: "تساوى المجموعان، ويفوز من خسر أكثر في التقريب",
+      why_callers: "تساوى المجموعان والتقريب، فيفوز المشترون",
+      why_last_digit: "تساوى المجموعان، ويحسم الرقم الأخير من أبناط الحاسبين",
+      why_kaboot: "أكل {0} الأكلات الثماني (كبوت)",
+      q_R7_4: "لكل فريق مجموعه.",
+      q_R7_5: "يأخذ الخصم الجولة كاملة: {0} وكل المشاريع.",
+      q_R7_6: "كبوت: {0} مع المشاريع والبلوت.",
+      q_R7_7: "يأخذ الفائز الجولة كاملة، {0} وكل المشاريع، مضروبة في {1}.",
+      q_R7_8: "قهوة: الفائز يفوز بالصكة.",
+      why: "لماذا",
       agent_champion: "البطل",
       agent_heuristic: "القواعد",
       agent_random: "عشوائي",
@@ -402,6 +444,23 @@ function drawTrick(m, rel) {
     document.getElementById(`slot-${rel(seat)}`).append(card);
   }
   return done ? done.winner : null;
+}
+
+// A hand's score as a score keeper explains it, drawn from the engine's own breakdown
+// (`baloot_env.scoring.qaid`, sent with every result): nothing is computed here. `names` are
+// the two teams' labels, team 0 first.
+function qaidBox(q, names) {
+  const rows = [["q_raw", q.raw], ["q_game", q.game_points], ["q_projects", q.projects], ["q_baloot", q.baloot],
+    ["q_total", q.totals], ["q_added", q.score]];
+  const table = el("table", { class: "qaid" }, el("tr", {}, el("th", {}), el("th", {}, names[0]), el("th", {}, names[1])),
+    ...rows.map(([key, v]) => el("tr", { class: key }, el("th", {}, tr(key)), el("td", {}, v[0]), el("td", {}, v[1]))));
+  const callers = names[q.callers];
+  const why = q.decided_by === "kaboot" ? tr("why_kaboot", names[q.kaboot])
+    : q.decided_by === "totals" ? tr(q.callers_won ? "why_totals_won" : "why_totals_lost") : tr("why_" + q.decided_by);
+  const rule = tr("q_" + q.rule.replace(".", "_"), q.rule === "R7.6" ? q.kaboot_value : q.hand_total, q.level);
+  return el("div", { class: "qaid-box", "data-rule": q.rule },
+    el("p", { class: "qaid-counting" }, tr("q_counting", names[q.counting], q.hand_total)), table,
+    el("p", { class: "qaid-why", title: q.rule }, `${tr(q.callers_won ? "q_made" : "q_lost", callers)} ${why}; ${rule}`));
 }
 
 const ACTION_NAMES = ["pass", "hokum", "hokum", "hokum", "hokum", "sun", "double", "three", "four", "gahwa"];

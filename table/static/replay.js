@@ -68,6 +68,9 @@ function render() {
   info += ` \u00b7 ${T().raw} ${f.raw[0]}\u2013${f.raw[1]}`;
   if (f.result) info += ` \u00b7 ${resultText(f.result)}`;
   document.getElementById("frame-info").textContent = info;
+  const q = document.getElementById("qaid");
+  q.replaceChildren();
+  if (f.result && f.result.qaid) q.append(qaidBox(f.result.qaid, [`${T().team} 0`, `${T().team} 1`]));
   const me = f.seat === null ? 0 : f.seat;
   const rel = (seat) => (seat - me + 4) % 4;
   for (let seat = 0; seat < 4; seat++) {

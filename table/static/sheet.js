@@ -96,12 +96,27 @@ function render() {
       el("td", {}, e.baloot && (e.baloot[0] || e.baloot[1]) ? teams[e.baloot[0] ? 0 : 1] : ""),
       el("td", { class: "s0" }, r.score ? r.score[0] : ""), el("td", { class: "s1" }, r.score ? r.score[1] : ""),
       el("td", { class: "total" }, r.totals ? r.totals[0] : ""), el("td", { class: "total" }, r.totals ? r.totals[1] : ""),
-      el("td", {}, el("button", { class: "edit", onclick: () => startEdit(r) }, tr("edit")), " ",
+      el("td", {}, r.qaid ? el("button", { class: "why", onclick: () => showQaid(r) }, tr("why")) : null, " ",
+        el("button", { class: "edit", onclick: () => startEdit(r) }, tr("edit")), " ",
         el("button", { class: "delete", onclick: () => change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, tr("delete"))));
     table.append(row);
   });
+  renderQaid();
 }
 
+let SHOWN = null; // the row whose qaid is shown
+function showQaid(r) {
+  SHOWN = r.id;
+  render();
+}
+function renderQaid() {
+  const box = document.getElementById("qaid");
+  const r = SHEET_DATA && SHEET_DATA.rows.find((x) => x.id === SHOWN);
+  box.hidden = !(r && r.qaid);
+  box.replaceChildren();
+  if (box.hidden) return;
+  box.append(el("h3", {}, `${SHEET_DATA.rows.indexOf(r) + 1}. ${describe(r.entry)}`), qaidBox(r.qaid, SHEET_DATA.teams));
+}
 function editingIndex() {
   return SHEET_DATA ? SHEET_DATA.rows.findIndex((r) => r.id === editing) : -1;
 }

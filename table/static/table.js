@@ -223,6 +223,13 @@ function lastCallOf(seat) {
   return last;
 }
 
+function teamNames(myTeam) {
+  // the two teams' labels, team 0 first
+  const t = T();
+  if (WATCH) return [`${t.team} 0`, `${t.team} 1`];
+  return myTeam === 0 ? [t.us, t.them] : [t.them, t.us];
+}
+
 function renderResult(myTeam) {
   const t = T();
   const box = document.getElementById("result");
@@ -242,7 +249,8 @@ function renderResult(myTeam) {
   const trump = r.trump === null ? null : SUITS[r.trump];
   box.append(el("p", {}, `${contractLabel(r.contract, trump)} ${t.contractBy} ${seatName(r.caller)}` +
     (r.level > 1 ? ` \u00b7 ${t.levels[r.level]}` : "") + ` \u00b7 ${r.callers_won ? t.won : t.lost}` + (r.kaboot ? ` \u00b7 ${t.kaboot}` : "")));
-  box.append(el("p", { id: "hand-score" }, `${t.us} +${r.score[myTeam]} \u00b7 ${t.them} +${r.score[1 - myTeam]}  (${t.raw} ${r.raw[myTeam]}\u2013${r.raw[1 - myTeam]})`));
+  box.append(el("p", { id: "hand-score" }, `${t.us} +${r.score[myTeam]} \u00b7 ${t.them} +${r.score[1 - myTeam]}`));
+  if (r.qaid) box.append(qaidBox(r.qaid, teamNames(myTeam)));
 }
 
 function tickClock() {

@@ -9,6 +9,7 @@ Debian's ``chromium``; set ``BALOOT_CHROMIUM`` to use another binary).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -21,6 +22,9 @@ pytest.importorskip("playwright", reason="the browser tests need playwright (the
 
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+from baloot_env.results import HandResult  # noqa: E402
+from baloot_env.rules import RuleConfig  # noqa: E402
+from baloot_env.scoring import qaid  # noqa: E402
 from table.clocks import FakeClock  # noqa: E402
 from table.server import create_app  # noqa: E402
 from table.testing import post, serve  # noqa: E402
@@ -316,6 +320,77 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     page.locator("button.edit").first.click()
     check_arabic(page, "a score sheet with a row being edited")
     page.evaluate("() => localStorage.setItem('baloot-lang', 'en')")
+
+
+QAID_CELLS = """() => [...document.querySelectorAll('.qaid-box table.qaid tr')].slice(1).map(
+  tr => [tr.className, ...[...tr.querySelectorAll('td')].map(td => Number(td.textContent))])"""
+
+
+def expected_cells(q: dict) -> list[list]:
+    return [
+        [k, *q[f]]
+        for k, f in (
+            ("q_raw", "raw"),
+            ("q_game", "game_points"),
+            ("q_projects", "projects"),
+            ("q_baloot", "baloot"),
+            ("q_total", "totals"),
+            ("q_added", "score"),
+        )
+    ]
+
+
+def test_every_hand_ends_with_its_qaid_at_the_table_in_replays_and_on_the_score_sheet(server, page, shots):
+    """The breakdown shown is the engine's (``qaid`` of the stored result's own fields): card
+    points, rounding, projects, baloot, totals, what was added, who counted and why the callers
+    made or lost; the same in the hand's replay; on the score sheet a hand worked by hand."""
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    for _ in range(60):
+        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
+        if server.app.state.store.hands(room=room["room"]):
+            break
+        sun = page.locator('button.call[data-action="37"]')
+        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
+        page.wait_for_timeout(60)
+    stored = server.app.state.store.hands(room=room["room"])[0]
+    fields = {f.name: stored["result"][f.name] for f in dataclasses.fields(HandResult)}
+    result = HandResult(
+        **{
+            k: tuple(map(tuple, v)) if k == "projects" else tuple(v) if isinstance(v, list) else v
+            for k, v in fields.items()
+        }
+    )
+    q = qaid(result, RuleConfig.from_dict(stored["rules"]), stored["match_score"])
+    expect(page.locator("#result .qaid-box")).to_be_visible(timeout=WAIT)
+    assert page.evaluate(QAID_CELLS) == expected_cells(q)
+    assert page.locator("#result .qaid-box").get_attribute("data-rule") == q["rule"]
+    why = page.locator("#result .qaid-why").text_content()
+    assert ("made it" if q["callers_won"] else "lost") in why
+    page.screenshot(path=str(shots / "table_qaid.png"))
+    page.goto(f"{server.url}/replay#room={room['room']}&token={room['token']}")
+    page.locator("button.open").first.click()
+    page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT)
+    page.click("#last")
+    expect(page.locator("#qaid .qaid-box")).to_be_visible(timeout=WAIT)
+    assert page.evaluate(QAID_CELLS) == expected_cells(q)
+    page.goto(server.url + "/sheet")
+    page.click("#create-sheet")
+    page.wait_for_url("**/sheet/*", timeout=WAIT)
+    page.locator("#entry").locator('input[name="raw0"]').fill("120")
+    page.click("#save-row")  # hokum by team 0, 120-42
+    page.locator("button.why").first.click()
+    # R7.1: the defenders count 42 -> 4 (R7.2), the callers the rest 12; 12 > 4: each its own (R7.4)
+    assert page.evaluate(QAID_CELLS) == [
+        ["q_raw", 120, 42],
+        ["q_game", 12, 4],
+        ["q_projects", 0, 0],
+        ["q_baloot", 0, 0],
+        ["q_total", 12, 4],
+        ["q_added", 12, 4],
+    ]
+    assert page.locator("#qaid .qaid-box").get_attribute("data-rule") == "R7.4"
+    assert "made it" in page.locator("#qaid .qaid-why").text_content()
 
 
 def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
