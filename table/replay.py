@@ -30,7 +30,9 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     """What ``view`` (a seat 0-3, or "all") saw before the first action and after each one.
 
     Each frame is a view message (``table.views``) with ``step`` (the action that led to it:
-    ``{"index", "seat", "action", "t", "by"}``, None for the first), ``gathering`` (the action
+    ``{"index", "seat", "action", "t", "by", "think"}``, None for the first; ``think`` is the
+    seconds the seat took, from the previous action or the end of the pause after a finished
+    trick, None where the hand has no times), ``gathering`` (the action
     finished a trick: the frame shows it, as the live table does, rather than an empty table;
     ``last_trick`` holds it) and, on the last, ``result`` (with its ``qaid``:
     ``baloot_env.scoring.qaid``).
@@ -56,12 +58,18 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
         msg["gathering"] = gathering
         return msg
 
+    gather = float((hand.get("meta") or {}).get("gather") or 0.0)
     out = [frame(None)]
+    turn_began: float | None = 0.0  # when the turn of the seat to act began (seconds into the hand)
     for i, (seat, action, t, by) in enumerate(hand["actions"]):
         if seat != state.to_act:
             raise ValueError(f"stored hand: action {i} is by seat {seat}, but seat {state.to_act} was to act")
         tricks = len(state.tricks)
         state.apply(action)
-        out.append(frame({"index": i, "seat": seat, "action": action, "t": t, "by": by}, len(state.tricks) > tricks))
+        think = None if t is None or turn_began is None else round(max(0.0, t - turn_began), 1)
+        gathered = len(state.tricks) > tricks
+        turn_began = None if t is None else t + (gather if gathered else 0.0)
+        step = {"index": i, "seat": seat, "action": action, "t": t, "by": by, "think": think}
+        out.append(frame(step, gathered))
     out[-1]["result"] = {**state.result.to_info(), "qaid": qaid(state.result, rules, score)} if state.result else None
     return out

@@ -201,7 +201,11 @@ class Room:
                     "result": self.last_result,
                     "started": self.hand_began_wall,
                     "finished": time.time(),
-                    "meta": {"names": self.names[:], "seats": [s.to_dict() for s in self.config.seats]},
+                    "meta": {
+                        "names": self.names[:],
+                        "seats": [s.to_dict() for s in self.config.seats],
+                        "gather": self.config.gather,
+                    },
                 }
             )
             self._begin_hand(now)

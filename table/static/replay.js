@@ -51,6 +51,14 @@ async function openHand(id, view) {
   render();
 }
 
+function nameOf(seat) {
+  // a live hand's players by name (bots by their agent's), else the seat
+  const m = (HAND && HAND.meta) || {};
+  if (!m.names) return tr("seatN", seat);
+  const bot = m.seats && m.seats[seat] && m.seats[seat].kind === "bot";
+  return bot ? agentName(m.names[seat]) : `\u2068${m.names[seat]}\u2069`;
+}
+
 function render() {
   for (const o of document.querySelectorAll("[data-seat-label]")) o.textContent = tr("seatN", o.dataset.seatLabel);
   renderList();
@@ -61,8 +69,8 @@ function render() {
   document.getElementById("step-label").textContent = `${AT} / ${FRAMES.length - 1}`;
   const s = f.step;
   let info = s
-    ? `${tr("seatN", s.seat)}: ${actionLabel(s.action)}` +
-      (s.by ? ` (${tr("by_" + s.by)}${s.t !== null && s.t !== undefined ? `, ${s.t}${tr("sec")}` : ""})` : "")
+    ? `${nameOf(s.seat)}: ${actionLabel(s.action)}` +
+      (s.by ? ` (${tr("by_" + s.by)}${s.think !== null && s.think !== undefined ? `, ${s.think}${tr("sec")}` : ""})` : "")
     : tr("deal");
   if (f.contract) info += ` \u00b7 ${contractLabel(f.contract, f.trump)}` + (f.level > 1 ? ` \u00b7 ${T().levels[f.level]}` : "");
   info += ` \u00b7 ${T().raw} ${f.raw[0]}\u2013${f.raw[1]}`;
@@ -75,7 +83,7 @@ function render() {
   const rel = (seat) => (seat - me + 4) % 4;
   for (let seat = 0; seat < 4; seat++) {
     const box = document.getElementById(`seat-${rel(seat)}`);
-    box.replaceChildren(el("div", { class: "plate" }, el("b", {}, tr("seatN", seat)), f.dealer === seat ? el("span", { class: "chip" }, tr("dealerChip")) : null));
+    box.replaceChildren(el("div", { class: "plate" }, el("b", {}, nameOf(seat)), f.dealer === seat ? el("span", { class: "chip" }, tr("dealerChip")) : null));
     box.classList.toggle("to-act", f.to_act === seat && !f.gathering);
     box.classList.remove("takes");
     const cards = f.hands ? f.hands[seat] : seat === f.seat ? f.hand : null;

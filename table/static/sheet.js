@@ -98,7 +98,7 @@ function render() {
       el("td", { class: "total" }, r.totals ? r.totals[0] : ""), el("td", { class: "total" }, r.totals ? r.totals[1] : ""),
       el("td", {}, r.qaid ? el("button", { class: "why", onclick: () => showQaid(r) }, tr("why")) : null, " ",
         el("button", { class: "edit", onclick: () => startEdit(r) }, tr("edit")), " ",
-        el("button", { class: "delete", onclick: () => change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, tr("delete"))));
+        el("button", { class: "delete", onclick: () => confirm(tr("confirmDelete", i + 1)) && change("DELETE", `/api/sheets/${SHEET}/rows/${r.id}`) }, tr("delete"))));
     table.append(row);
   });
   renderQaid();

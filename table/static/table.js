@@ -6,7 +6,17 @@
 const PARTS = location.pathname.split("/");
 const WATCH = PARTS[1] === "watch";
 const ROOM = PARTS[2];
-const TOKEN = decodeURIComponent(location.hash.slice(1));
+// The seat's token comes in the link's #fragment once; it is kept in this tab's session storage
+// and taken out of the address bar, so a copied address hands no seat over (a reload keeps it).
+const TOKEN = (() => {
+  const key = `baloot-seat-${PARTS[1]}-${PARTS[2]}`;
+  const given = decodeURIComponent(location.hash.slice(1));
+  if (given) {
+    sessionStorage.setItem(key, given);
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem(key) || "";
+})();
 const RANKS = "789TJQKA", SUITS = "SHDC";
 let S = null; // the latest state message
 let receivedAt = 0;
@@ -110,7 +120,7 @@ function render() {
       el("div", { class: "score " + (i ? "them" : "us") },
         el("b", {}, WATCH ? `${t.team} ${team}` : us[i]),
         el("span", { class: "big", "data-team": team }, score[team]),
-        S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${t.tricks} \u00b7 ${S.raw[team]} ${t.raw}`) : null)
+        S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${S.tricks_won[team] === 1 ? tr("trickOne") : t.tricks} \u00b7 ${S.raw[team]} ${t.raw}`) : null)
     ),
     el("div", { class: "score-note" }, S.match && S.match.mode === "hands" ? `${S.match.hands_left} ${t.hands}` : t.target)
   );
@@ -167,6 +177,9 @@ function render() {
     bar.append(el("span", { class: "note" }, t.autopilot), " ",
       el("button", { class: "primary", id: "take-over", onclick: () => send({ type: "take_over" }) }, t.takeOver));
   }
+  if (!WATCH && S.timeouts && S.timeouts[mine] > 0 && S.status[mine] === "human") {
+    bar.append(el("span", { class: "note timeouts", id: "timeouts" }, tr("timedOut", S.timeouts[mine], 3)));
+  }
   if (myTurn) {
     bar.append(el("span", { class: "your-turn" }, t.turn));
     for (const a of S.legal) {
@@ -199,10 +212,22 @@ function render() {
   // The calls of this hand, the last trick, the last hand's result.
   document.getElementById("log-title").textContent = t.calls2;
   const log = document.getElementById("log");
-  log.replaceChildren(
-    ...(S.bids || []).map(([round, seat, a]) => el("li", {}, `${seatName(seat)}: ${actionLabel(a)}${round === 2 ? " (2)" : ""}`)),
-    ...(S.doubling || []).map(([seat, a]) => el("li", {}, `${seatName(seat)}: ${actionLabel(a)}`))
-  );
+  // the bidding by round, then the doubling, each under its heading
+  const entries = [];
+  let section = null;
+  const head = (key) => {
+    if (section !== key) entries.push(el("li", { class: "log-head" }, tr(key)));
+    section = key;
+  };
+  for (const [round, seat, a] of S.bids || []) {
+    head(round === 2 ? "round2" : "round1");
+    entries.push(el("li", {}, `${seatName(seat)}: ${actionLabel(a)}`));
+  }
+  for (const [seat, a] of S.doubling || []) {
+    head("doublingHead");
+    entries.push(el("li", {}, `${seatName(seat)}: ${actionLabel(a)}`));
+  }
+  log.replaceChildren(...entries);
   const lt = document.getElementById("last-trick");
   lt.replaceChildren();
   if (S.last_trick) {

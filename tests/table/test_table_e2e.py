@@ -309,7 +309,7 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     page.wait_for_selector("#viewer:not([hidden])", timeout=WAIT)
     for _ in range(6):
         page.click("#next")
-    check_arabic(page, "a replay")
+    check_arabic(page, "a replay", ("Noura",))
     page.goto(server.url + "/sheet")
     check_arabic(page, "a new score sheet")
     page.click("#create-sheet")
@@ -408,13 +408,21 @@ def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     page.wait_for_function(f"() => document.querySelectorAll('#log li').length > {calls_logged}", timeout=WAIT)
     after = actions_of(server, room["room"], 0)
     assert len(after) == before + 1 and after[-1][3] == "timeout"
+    expect(page.locator("#timeouts")).to_contain_text("1 of 3", timeout=WAIT)  # R10.2: announced, with its count
+    log = page.locator("#log").text_content()
+    assert "Bidding, round 1" in log and "(2)" not in log
 
 
 def test_a_reload_reconnects_to_the_same_seat(server, page):
     room = new_room(server)
     page.goto(server.url + room["url"])
     page.wait_for_selector("button.call", timeout=WAIT)
+    assert "#" not in page.url  # the seat's token left the address bar: a copied address hands no seat over
     cards = page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    other = page.context.browser.new_context().new_page()
+    other.goto(page.url)
+    expect(other.locator("#error")).to_contain_text("no seat token", timeout=WAIT)
+    other.context.close()
     page.reload()
     page.wait_for_selector("button.call", timeout=WAIT)
     assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
@@ -430,6 +438,8 @@ def test_a_reload_reconnects_to_the_same_seat(server, page):
 
 
 def test_a_score_sheet_edit_and_undo(server, page, shots):
+    answers = [False, True]  # "Delete row 1?": no, then yes
+    page.on("dialog", lambda d: d.accept() if answers.pop(0) else d.dismiss())
     page.goto(server.url + "/sheet")
     page.fill('input[name="team0"]', "Lana")
     page.fill('input[name="team1"]', "Lahum")
@@ -453,6 +463,9 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     page.screenshot(path=str(shots / "score_sheet.png"), full_page=True)
     page.click("#undo")
     expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
+    page.locator("button.delete").first.click()  # asked, and not confirmed: nothing is deleted
+    page.wait_for_timeout(300)
+    expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum")
     page.locator("button.delete").first.click()
     expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 18 Lahum", timeout=WAIT)
     page.click("#undo")

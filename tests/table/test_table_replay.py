@@ -63,7 +63,19 @@ def test_a_stored_hand_replays_from_all_four_and_from_each_seat(tmp_path):
             assert "hands" not in f and f["hand"] == full["hands"][seat]  # only its own cards
             assert f["step"] == full["step"]
     step = everything[5]["step"]
-    assert step == {"index": 4, "seat": hand["actions"][4][0], "action": hand["actions"][4][1], "t": 2.0, "by": "bot"}
+    seat4, action4 = hand["actions"][4][:2]
+    assert step == {"index": 4, "seat": seat4, "action": action4, "t": 2.0, "by": "bot", "think": 0.5}
+
+
+def test_thinking_time_is_from_the_previous_move_or_the_end_of_a_finished_tricks_pause():
+    played = next(h for h in map(played_hand, range(3, 40)) if h["result"]["contract"])
+    hand = {**played, "meta": {"gather": 0.2}}  # a move every 0.5 s; a trick lay 0.2 s of it
+    steps = frames(hand)
+    done = next(i for i, f in enumerate(steps) if f["gathering"])  # the first trick's fourth card
+    assert steps[1]["step"]["think"] == 0.0 and all(f["step"]["think"] == 0.5 for f in steps[2 : done + 1])
+    assert steps[done + 1]["step"]["think"] == 0.3  # the lead after it: 0.5 less the 0.2 s pause
+    untimed = {**hand, "actions": [[s, a, None, b] for s, a, _t, b in hand["actions"]]}
+    assert all(f["step"]["think"] is None for f in frames(untimed)[1:])
 
 
 def test_a_stored_hand_that_does_not_replay_is_refused():
