@@ -16,6 +16,7 @@ from typing import Any
 
 from baloot_env.actions import action_name
 from baloot_env.cards import NUM_SEATS, card_name, cards_of, strength
+from baloot_env.deal import FIRST_HAND_SIZE
 from baloot_env.hand import PLAY, HandState
 from baloot_env.match import MatchContext
 from baloot_env.view import PlayerView
@@ -34,6 +35,14 @@ def _projects(projects: tuple[Any, ...]) -> list[list[dict[str, Any]]]:
     return [[p.to_dict() for p in ps] for ps in projects]
 
 
+def hand_sizes(view: PlayerView) -> list[int]:
+    """How many cards each seat holds, which every seat may know: five each before the contract
+    (R2.2), then eight (R2.3) less the cards it has played."""
+    if view.contract is None:
+        return [FIRST_HAND_SIZE] * NUM_SEATS
+    return [8 - view.played_by[s].bit_count() for s in range(NUM_SEATS)]
+
+
 def view_message(view: PlayerView) -> dict[str, Any]:
     """The hand as ``view.seat`` may see it (``PlayerView``'s fields, cards as names)."""
     last = view.tricks[-1] if view.tricks else None
@@ -43,6 +52,7 @@ def view_message(view: PlayerView) -> dict[str, Any]:
         "to_act": view.to_act,
         "dealer": view.dealer,
         "hand": _hand_order(view.hand_cards, view.trump),
+        "hand_sizes": hand_sizes(view),
         "legal": [{"id": a, "name": action_name(a)} for a in view.legal_actions],
         "turned": card_name(view.turned),
         "bid_round": view.bid_round,

@@ -426,7 +426,7 @@ function cardLabel(name) {
 function cardEl(name, opts = {}) {
   const el = document.createElement(opts.button ? "button" : "div");
   if (!name) {
-    el.className = "card back";
+    el.className = "card back" + (opts.small ? " small" : "");
     return el;
   }
   const r = name[0], s = name[1];

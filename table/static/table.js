@@ -154,6 +154,12 @@ function render() {
     if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, t.baloot));
     const lastCall = lastCallOf(seat);
     if (lastCall !== null) box.append(el("div", { class: "said" }, actionLabel(lastCall)));
+    if (!S.hands && rel(seat) !== 0 && S.hand_sizes) {
+      // an opponent's or the partner's cards, face down: how many they hold
+      const backs = el("div", { class: "backs", "data-count": S.hand_sizes[seat] });
+      for (let i = 0; i < S.hand_sizes[seat]; i++) backs.append(cardEl(null, { small: true }));
+      box.append(backs);
+    }
     if (S.hands && rel(seat) !== 0) {
       const row = el("div", { class: "mini-hand" });
       for (const name of S.hands[seat]) row.append(cardEl(name, { small: true }));

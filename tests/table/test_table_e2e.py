@@ -137,6 +137,8 @@ def test_every_finished_trick_lies_on_the_table_with_its_winner_before_it_is_gat
     deal (no turned card, no new hand yet). Then the next deal comes."""
     room = new_room(server, gather=2)
     page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    assert [page.locator(f".seat-{r} .backs .card").count() for r in (1, 2, 3)] == [5, 5, 5]  # R2.2
     shown = 0
     for _ in range(80):
         page.wait_for_selector("button.call, button.card.legal, #trick .card.winner", timeout=WAIT)
@@ -146,6 +148,8 @@ def test_every_finished_trick_lies_on_the_table_with_its_winner_before_it_is_gat
             expect(page.locator("#taker")).to_be_visible()
             assert page.locator("button.card.legal, button.call").count() == 0  # nobody acts meanwhile
             shown += 1
+            backs = [page.locator(f".seat-{r} .backs .card").count() for r in (1, 2, 3)]
+            assert backs == [8 - shown] * 3 and page.locator("#hand .card").count() == 8 - shown  # held, face down
             if shown == 3:
                 page.screenshot(path=str(shots / "table_trick.png"))
             if server.app.state.store.hands(room=room["room"]):  # the hand's last trick
