@@ -11,6 +11,8 @@ API (JSON):
 - ``POST /api/rooms``: a new table (body ``RoomRequest``); returns the creator's link, an
   invitation link when a seat is left for someone else, a watch link for four bots;
 - ``POST /api/rooms/{room}/join``: take an open seat with the invitation;
+- ``POST /api/rooms/{room}/rematch`` (body ``{"token"}``): a finished match's player starts the
+  same table again (same seats, rules and clock, new deals);
 - ``WS /ws/{room}?token=TOKEN``: the live table (``table.hub``): the server sends ``state``
   messages (that seat's view only) and ``error`` messages (a refused message, with its
   ``code``); the client sends ``{"type": "act", "action": ID}``, ``take_over``, ``leave``,
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 from collections.abc import AsyncIterator
 from importlib import resources
@@ -73,6 +76,11 @@ class RoomRequest(BaseModel):
     bot_delay: float = Field(default=0.8, ge=0, le=10)
     gather: float = Field(default=1.5, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, le=2**62)
+
+
+class RematchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    token: str = Field(max_length=100)
 
 
 class JoinRequest(BaseModel):
@@ -193,16 +201,28 @@ def create_app(
             room, tokens = hub.create(config, creator)
         except (AgentSpecError, ValueError) as e:
             raise HTTPException(400, str(e)) from None
-        out: dict[str, Any] = {"room": room.id, "seat": creator}
-        if "seat" in tokens:
-            out["token"] = tokens["seat"]
-            out["url"] = f"/t/{room.id}#{tokens['seat']}"
-        if "invite" in tokens:
-            out["invite_url"] = f"/join/{room.id}#{tokens['invite']}"
-        if "watch" in tokens:
-            out["token"] = tokens["watch"]
-            out["url"] = f"/watch/{room.id}#{tokens['watch']}"
-        return out
+        return _links(room.id, creator, tokens)
+
+    @app.post("/api/rooms/{room_id}/rematch")
+    async def rematch(room_id: str, req: RematchRequest) -> dict[str, Any]:
+        """A new table with the same seats, rules and clock and fresh deals, for a player of a
+        finished match: they keep their seat, the other persons' seats are open to a new
+        invitation."""
+        room = hub.rooms.get(room_id)
+        if room is None:
+            raise HTTPException(404, "no such table (or the server forgot it)")
+        try:
+            seat = room.seat_of(req.token)
+        except Refused as e:
+            raise HTTPException(403, str(e)) from None
+        if not room.over:
+            raise HTTPException(409, "the match is not over yet")
+        seed = int.from_bytes(os.urandom(6), "little")
+        config = dataclasses.replace(room.config, seed=seed)
+        new, tokens = hub.create(config, seat)
+        new.names[seat] = room.names[seat]
+        hub.changed(new, seats=True)
+        return _links(new.id, seat, tokens)
 
     @app.post("/api/rooms/{room_id}/join")
     async def join_room(room_id: str, req: JoinRequest) -> dict[str, Any]:
@@ -333,6 +353,21 @@ def _room_token_ok(room_data: dict[str, Any], token: str) -> bool:
         return False
     h = token_hash(token)
     return h in [t for t in room_data["tokens"] if t] or h == room_data.get("watch")
+
+
+def _links(room_id: str, creator: int | None, tokens: dict[str, str]) -> dict[str, Any]:
+    """What a new table's creator is given: their seat's link (or the watch link) and the
+    invitation link when seats are open."""
+    out: dict[str, Any] = {"room": room_id, "seat": creator}
+    if "seat" in tokens:
+        out["token"] = tokens["seat"]
+        out["url"] = f"/t/{room_id}#{tokens['seat']}"
+    if "invite" in tokens:
+        out["invite_url"] = f"/join/{room_id}#{tokens['invite']}"
+    if "watch" in tokens:
+        out["token"] = tokens["watch"]
+        out["url"] = f"/watch/{room_id}#{tokens['watch']}"
+    return out
 
 
 def _summary(hand: dict[str, Any]) -> dict[str, Any]:

@@ -261,6 +261,32 @@ function teamNames(myTeam) {
   return myTeam === 0 ? [t.us, t.them] : [t.them, t.us];
 }
 
+// The match's end: who won, the score, play again (the same table, new deals) or the lobby.
+function renderMatchEnd(myTeam) {
+  if (document.getElementById("match-end")) return;
+  const m = S.match_result;
+  const title = m.winner === null ? tr("matchDrawn")
+    : WATCH ? tr("teamWon", `${T().team} ${m.winner}`) : tr(m.winner === myTeam ? "matchWon" : "matchLost");
+  const note = el("div", { class: "rematch-note" });
+  const again = el("button", { class: "primary", id: "rematch" }, tr("rematch"));
+  again.onclick = async () => {
+    try {
+      const r = await api("POST", `/api/rooms/${ROOM}/rematch`, { token: TOKEN });
+      if (!r.invite_url) {
+        location.href = r.url;
+        return;
+      }
+      note.replaceChildren(el("p", {}, tr("sendLink"), " ", el("code", { class: "link" }, location.origin + r.invite_url)),
+        el("a", { href: r.url, id: "go" }, tr("goSeat")));
+    } catch (e) {
+      showError(e.message);
+    }
+  };
+  const score = WATCH ? `${m.score[0]} \u2013 ${m.score[1]}` : `${T().us} ${m.score[myTeam]} \u2013 ${m.score[1 - myTeam]} ${T().them}`;
+  document.body.append(el("div", { class: "match-end", id: "match-end" }, el("h2", {}, title), el("p", { class: "big" }, score),
+    el("p", {}, WATCH ? null : again, " ", el("a", { href: "/", id: "to-lobby" }, tr("toLobby"))), note));
+}
+
 function renderResult(myTeam) {
   const t = T();
   const box = document.getElementById("result");
@@ -270,6 +296,7 @@ function renderResult(myTeam) {
   if (S.match_result) {
     const w = S.match_result.winner;
     box.append(el("h2", { id: "match-over" }, `${t.matchOver}: ${w === null ? "=" : w === myTeam ? t.us : t.them} ${S.match_result.score[myTeam]} \u2013 ${S.match_result.score[1 - myTeam]}`));
+    renderMatchEnd(myTeam);
   }
   if (!r) return;
   box.append(el("h3", {}, `${t.handOver} #${S.results.length}`));

@@ -397,6 +397,30 @@ def test_every_hand_ends_with_its_qaid_at_the_table_in_replays_and_on_the_score_
     assert "made it" in page.locator("#qaid .qaid-why").text_content()
 
 
+def test_the_match_end_says_who_won_and_offers_a_rematch_and_the_lobby(server, page):
+    """Leaving hands the seat to a bot, which plays the match out at once; the end screen names
+    the winner, and "Play again" starts the same table with new deals, the player in their seat."""
+    page.on("dialog", lambda d: d.accept())
+    room = new_room(server, rules={"match": "hands", "hands": 5})
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("#leave:not([hidden])", timeout=WAIT)
+    page.click("#leave")
+    expect(page.locator("#match-end")).to_be_visible(timeout=WAIT)
+    result = server.call(lambda: server.app.state.hub.rooms[room["room"]].table.match.result)
+    won = {None: "drawn", 0: "You won", 1: "You lost"}[result.winner]
+    expect(page.locator("#match-end h2")).to_contain_text(won)
+    assert page.locator("#to-lobby").get_attribute("href") == "/"
+    page.click("#rematch")
+    page.wait_for_function(f"() => !location.pathname.includes('{room['room']}')", timeout=WAIT)
+    new_id = page.url.split("/t/")[1].split("#")[0]
+    page.wait_for_selector("button.call, .seat.to-act", timeout=WAIT)
+    new = server.app.state.hub.rooms[new_id]
+    old = server.app.state.hub.rooms[room["room"]]
+    assert new.config.seats == old.config.seats and new.config.rules == old.config.rules
+    assert new.config.seed != old.config.seed and new.names[0] == "Noura"
+    assert page.locator("#match-end").count() == 0 and page.locator("#hand .card").count() == 5
+
+
 def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     room = new_room(server)
     page.goto(server.url + room["url"])

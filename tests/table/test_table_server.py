@@ -453,3 +453,15 @@ def test_requests_out_of_range_are_422_in_words_and_the_server_stays_up(server):
         connect(f"ws://{server.url.split('://', 1)[1]}/ws/x?token={'a' * 9000}", open_timeout=10)
     assert time.monotonic() - t0 < 5
     new_room(server, ["me"] + BOTS)
+
+
+def test_a_rematch_needs_a_players_token_and_a_finished_match(server):
+    room = new_room(server, ["me"] + BOTS)
+    url = f"{server.url}/api/rooms/{room['room']}/rematch"
+    status, r = post(url, {"token": "not-a-seat"})
+    assert status == 403 and "seat" in r["error"]
+    status, r = post(url, {"token": room["token"]})
+    assert status == 409 and "not over" in r["error"]
+    status, r = post(f"{server.url}/api/rooms/nosuch/rematch", {"token": room["token"]})
+    assert status == 404
+    assert len(server.app.state.hub.rooms) == 1  # no table was made
