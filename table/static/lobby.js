@@ -43,8 +43,19 @@ function showError(e) {
 }
 
 // The labels made here (agents, seats) follow the language switch.
+// The offered agents weakest first (docs/RESULTS.md, the ladder); bundles given to the server after them.
+const STRENGTH = ["random", "heuristic", "champion", "search", "netsearch"];
+function byStrength(agents) {
+  const rank = (a) => (STRENGTH.includes(a) ? STRENGTH.indexOf(a) : STRENGTH.length);
+  return [...agents].sort((a, b) => rank(a) - rank(b));
+}
+function agentLabel(a) {
+  const desc = T().ui["desc_" + a];
+  return desc ? `${agentName(a)}: ${desc}` : agentName(a);
+}
+
 function render() {
-  for (const o of document.querySelectorAll("option[data-agent]")) o.textContent = agentName(o.value);
+  for (const o of document.querySelectorAll("option[data-agent]")) o.textContent = agentLabel(o.value);
   for (const o of document.querySelectorAll("option[data-invite]")) o.textContent = tr("inviteFriend");
   for (const e of document.querySelectorAll("[data-seat-label]")) {
     const seat = Number(e.dataset.seatLabel);
@@ -54,7 +65,7 @@ function render() {
 
 async function main() {
   const info = await api("GET", "/api/agents");
-  const agentOptions = () => info.agents.map((a) => el("option", { value: a, selected: a === info.default, "data-agent": true }, a));
+  const agentOptions = () => byStrength(info.agents).map((a) => el("option", { value: a, selected: a === info.default, "data-agent": true }, a));
   for (const sel of document.querySelectorAll(".agent-or-invite")) {
     sel.append(...agentOptions(), el("option", { value: "invite", "data-invite": true }));
   }

@@ -397,6 +397,16 @@ def test_every_hand_ends_with_its_qaid_at_the_table_in_replays_and_on_the_score_
     assert "made it" in page.locator("#qaid .qaid-why").text_content()
 
 
+def test_the_lobby_offers_the_bots_weakest_first_by_what_they_are(server, page):
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
+    values = page.locator("#rel-1 option").evaluate_all("os => os.map(o => o.value)")
+    assert values == ["random", "heuristic", "champion", "search", "netsearch", "invite"]
+    labels = page.locator("#rel-1 option").evaluate_all("os => os.map(o => o.textContent)")
+    assert labels[0].startswith("random: ") and "strongest" in labels[4]
+    assert page.locator("#rel-1").input_value() == "heuristic"  # the server's default (this test server's)
+
+
 def test_the_match_end_says_who_won_and_offers_a_rematch_and_the_lobby(server, page):
     """Leaving hands the seat to a bot, which plays the match out at once; the end screen names
     the winner, and "Play again" starts the same table with new deals, the player in their seat."""
