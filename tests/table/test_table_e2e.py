@@ -90,6 +90,19 @@ def new_room(s, **kw) -> dict:
     return r
 
 
+def play_a_hand(s, page, room_id: str) -> None:
+    """Click through one hand (sun when it may be called, else the first legal call or card)
+    until the hand is stored; bots move at once and tricks are gathered at once."""
+    for _ in range(60):
+        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
+        if s.app.state.store.hands(room=room_id):
+            return
+        sun = page.locator('button.call[data-action="37"]')
+        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
+        page.wait_for_timeout(60)
+    raise AssertionError("the hand did not finish")
+
+
 def actions_of(s, room_id: str, seat: int) -> list[list]:
     def read():
         hands = s.app.state.store.hands(room=room_id)
@@ -299,13 +312,7 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     check_arabic(page, "the table", ("Noura", "Lana"))
     table = new_room(server, gather=0)
     page.goto(server.url + table["url"])
-    for _ in range(60):  # a whole hand, by the first legal move, to see its result
-        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
-        if server.app.state.store.hands(room=table["room"]):
-            break
-        sun = page.locator('button.call[data-action="37"]')
-        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
-        page.wait_for_timeout(60)
+    play_a_hand(server, page, table["room"])  # to see its result
     expect(page.locator("#hand-score")).to_be_visible(timeout=WAIT)
     check_arabic(page, "the table after a hand", ("Noura",))
     page.goto(f"{server.url}/replay#room={table['room']}&token={table['token']}")
@@ -350,13 +357,7 @@ def test_every_hand_ends_with_its_qaid_at_the_table_in_replays_and_on_the_score_
     made or lost; the same in the hand's replay; on the score sheet a hand worked by hand."""
     room = new_room(server)
     page.goto(server.url + room["url"])
-    for _ in range(60):
-        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
-        if server.app.state.store.hands(room=room["room"]):
-            break
-        sun = page.locator('button.call[data-action="37"]')
-        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
-        page.wait_for_timeout(60)
+    play_a_hand(server, page, room["room"])
     stored = server.app.state.store.hands(room=room["room"])[0]
     fields = {f.name: stored["result"][f.name] for f in dataclasses.fields(HandResult)}
     result = HandResult(
