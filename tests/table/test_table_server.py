@@ -444,6 +444,9 @@ def test_requests_out_of_range_are_422_in_words_and_the_server_stays_up(server):
     for delay in (float("nan"), float("inf")):
         status, r = post(server.url + "/api/rooms", {"seats": ["me"] + BOTS, "bot_delay": delay})
         assert status == 422 and "bot_delay" in r["error"] and "finite" in r["error"], r
+    for gather in (-1, 11, float("nan")):
+        status, r = post(server.url + "/api/rooms", {"seats": ["me"] + BOTS, "gather": gather})
+        assert status == 422 and "gather" in r["error"], r
     status, sheet = post(server.url + "/api/sheets", {})
     assert status == 200, sheet
     status, r = post(f"{server.url}/api/sheets/{sheet['id']}/rows/{10**29}", None, "DELETE")
