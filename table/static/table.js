@@ -150,7 +150,12 @@ function render() {
       box.append(el("div", { class: "clock" }, el("div", { class: "bar", id: `clock-bar-${seat}` }), el("span", { id: `clock-${seat}` })));
     }
     const projects = (S.projects || [])[seat] || [];
-    if (projects.length) box.append(el("div", { class: "projects" }, projects.map((p) => t.projects[p.kind]).join(" + ")));
+    for (const p of projects) {
+      // a project as it is shown to the table (R6.2): its name and its cards
+      const row = el("div", { class: "projects project", "data-kind": p.kind }, el("span", {}, t.projects[p.kind]));
+      for (const name of p.cards) row.append(cardEl(name, { small: true }));
+      box.append(row);
+    }
     if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, t.baloot));
     const lastCall = lastCallOf(seat);
     if (lastCall !== null) box.append(el("div", { class: "said" }, actionLabel(lastCall)));

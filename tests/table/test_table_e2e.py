@@ -398,6 +398,28 @@ def test_every_hand_ends_with_its_qaid_at_the_table_in_replays_and_on_the_score_
     assert "made it" in page.locator("#qaid .qaid-why").text_content()
 
 
+def test_projects_are_shown_with_their_cards_once_public(server, page):
+    """A project shown to the table (R6.2: with its holder's first card) is drawn with its name
+    and cards, as many as the message holds; nothing of a project not yet shown."""
+    room = new_room(server, seed=3)
+    page.goto(server.url + room["url"])
+    for _ in range(600):
+        page.wait_for_selector("button.call, button.card.legal, #hand-score", timeout=WAIT)
+        shown = page.evaluate(
+            "() => (S.projects || []).map((ps, seat) => ps.map(p => [seat, p.kind, p.cards.length])).flat()"
+        )
+        if shown:
+            drawn = page.locator(".seat .project").evaluate_all(
+                "els => els.map(e => [e.dataset.kind, e.querySelectorAll('.card').length])"
+            )
+            assert sorted(drawn) == sorted([k, n] for _, k, n in shown)
+            return
+        sun = page.locator('button.call[data-action="37"]')
+        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
+        page.wait_for_timeout(40)
+    pytest.fail("no project was shown in these hands")
+
+
 def test_the_lobby_offers_the_bots_weakest_first_by_what_they_are(server, page):
     page.goto(server.url + "/")
     page.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
