@@ -5,6 +5,7 @@ Examples::
     python -m table                         # http://127.0.0.1:8000, the champion as opponents
     python -m table --port 8080 --db runs/club.sqlite --agent runs/demo/mine
     python -m table --db runs/eval_hands.sqlite   # and open /replay: hands saved by python -m eval
+    python -m table export --db runs/table.sqlite --out runs/people.json   # people's games as data
 
 Bad input (a port out of range, an unusable database path, an agent that cannot be loaded) is
 reported in one line and exits with status 2.
@@ -65,6 +66,11 @@ def check_listen(host: str, port: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["export"]:
+        from table.export import main as export_main
+
+        return export_main(argv[1:])
     args = parse(argv)
     try:
         check(args)

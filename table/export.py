@@ -1,0 +1,93 @@
+"""People's games as data: ``python -m table export --db DB --out FILE``.
+
+Writes every finished hand of the table's database (``table.store``; by default the live
+tables', where people played) as one file that is both
+
+- a **deal set** (``eval.deals``, format ``baloot-deal-set-1``, with its checksum): ``python -m
+  eval --deal-set FILE`` plays the people's deals in duplicate between any two agents; and
+- a **game record**: ``games``, in the deal set's order, each a stored hand as the replays read
+  it (``table.replay.frames``): its rules, the match score before it, every action as ``[seat,
+  action, seconds into the hand, by]`` (``person``, ``timeout``, ``standin``, ``bot``), the
+  result, the players' names and which seats were people (``humans``).
+
+Bad input (a database that is not one, nothing to export, an output that would overwrite the
+database): one line, exit code 2, before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from baloot_env.deal import parse_deal
+from baloot_io.atomic import write_text_atomic
+from eval.cli import InputError, OneLineParser, check_database, check_output_path
+from eval.deals import DealSet, checksum_of, role_of
+from table.store import Store
+
+SOURCES = ("live", "eval", "all")
+MAX_HANDS = 1_000_000
+
+
+def humans_of(hand: dict[str, Any]) -> list[int]:
+    """The seats people played (from the room's seats at the time; none for eval hands)."""
+    seats = (hand.get("meta") or {}).get("seats") or []
+    return [i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("kind") == "person"]
+
+
+def export_games(db: str | os.PathLike[str], out: str | os.PathLike[str], source: str = "live") -> int:
+    """Write the finished hands of ``db`` (of ``source``) to ``out``; returns how many.
+
+    Raises:
+        InputError: nothing to export.
+    """
+    hands = Store(Path(db)).hands(source=None if source == "all" else source, limit=MAX_HANDS)
+    if not hands:
+        raise InputError(f"no finished hands of source {source!r} in {str(db)!r}: nothing to export")
+    deals = tuple(parse_deal(h["deal"]) for h in hands)
+    deal_set = DealSet(f"table:{Path(db).stem}", None, deals, checksum_of(deals), role_of(deals))
+    data = deal_set.to_json()
+    data["games"] = [
+        {
+            "id": h["id"],
+            "source": h["source"],
+            "room": h["room"],
+            "number": h["number"],
+            "deal": h["deal"],
+            "rules": h["rules"],
+            "match_score": h["match_score"],
+            "actions": h["actions"],
+            "result": h["result"],
+            "humans": humans_of(h),
+            "meta": h["meta"],
+        }
+        for h in hands
+    ]
+    write_text_atomic(out, json.dumps(data, separators=(",", ":")) + "\n")
+    return len(hands)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = OneLineParser(
+        prog="python -m table export", description="Write the table's finished hands as a deal set with their games."
+    )
+    p.add_argument("--db", required=True, help="the table's SQLite database")
+    p.add_argument("--out", required=True, help="the file to write (a deal set with its games)")
+    p.add_argument("--source", default="live", choices=SOURCES, help="live tables (default), eval hands, or all")
+    args = p.parse_args(argv)
+    try:
+        if not Path(args.db).is_file():
+            raise InputError(f"--db {args.db!r} is not a file (a table's database)")
+        check_database(args.db, "--db")
+        check_output_path(args.out, "--out")
+        if Path(args.out).resolve() == Path(args.db).resolve():
+            raise InputError("--out is the database itself: choose another file")
+        n = export_games(args.db, args.out, args.source)
+    except InputError as e:
+        print(f"python -m table export: error: {e}", file=sys.stderr)
+        return 2
+    print(f"{n:,} hands -> {args.out} (python -m eval --deal-set {args.out} plays their deals)")
+    return 0

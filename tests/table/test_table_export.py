@@ -1,0 +1,95 @@
+"""``python -m table export``: people's games as a deal set ``python -m eval`` plays and a game
+record the replays read, with who was a person."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from eval.deals import load
+from table.__main__ import main
+from table.replay import frames
+from table.store import Store
+from tests.table.test_table_replay import played_hand
+
+
+@pytest.fixture
+def db(tmp_path):
+    store = Store(tmp_path / "club.sqlite")
+    for seed in (3, 4, 5):
+        hand = played_hand(seed)
+        meta = {
+            "names": ["Noura", "b1", "Lana", "b3"],
+            "seats": [{"kind": k} for k in ("person", "bot", "person", "bot")],
+        }
+        store.add_hand({**hand, "room": "r1", "number": seed, "meta": meta}, "live")
+    store.add_hand({**played_hand(6), "meta": {}}, "eval")
+    return tmp_path / "club.sqlite"
+
+
+def test_the_export_is_a_deal_set_and_its_games_replay(db, tmp_path, capsys):
+    out = tmp_path / "people.json"
+    assert main(["export", "--db", str(db), "--out", str(out)]) == 0
+    assert "3 hands" in capsys.readouterr().out
+    deal_set = load(out)  # the deal set's own checks: format, deals (R2.4), checksum
+    data = json.loads(out.read_text())
+    assert len(deal_set.deals) == len(data["games"]) == 3
+    stored = Store(db).hands(source="live")
+    for game, hand, deal in zip(data["games"], stored, deal_set.deals, strict=True):
+        assert game["humans"] == [0, 2] and game["actions"] == hand["actions"]
+        assert deal.to_dict() == hand["deal"]
+        last = frames(game)[-1]  # the replay reads a game as it reads a stored hand
+        assert last["result"]["score"] == hand["result"]["score"]
+    assert main(["export", "--db", str(db), "--out", str(out), "--source", "all"]) == 0
+    assert len(load(out).deals) == 4
+
+
+def test_the_eval_cli_plays_the_exported_deals(db, tmp_path):
+    from eval.__main__ import main as eval_main
+
+    out = tmp_path / "people.json"
+    assert main(["export", "--db", str(db), "--out", str(out)]) == 0
+    report = tmp_path / "r.json"
+    assert (
+        eval_main(
+            [
+                "--a",
+                "heuristic",
+                "--b",
+                "random",
+                "--deal-set",
+                str(out),
+                "--workers",
+                "1",
+                "--no-matches",
+                "--json",
+                str(report),
+            ]
+        )
+        == 0
+    )
+    assert json.loads(report.read_text())["deals"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--db", "{tmp}/none.sqlite", "--out", "{tmp}/o.json"], "is not a file"),
+        (["--db", "{db}", "--out", "{db}"], "the database itself"),
+        (["--db", "{tmp}/empty.sqlite", "--out", "{tmp}/o.json"], "nothing to export"),
+        (["--db", "{db}", "--out", "{tmp}/o.json", "--source", "x"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2_and_nothing_is_written(db, tmp_path, capsys, args, says):
+    Store(tmp_path / "empty.sqlite")
+    before = Store(db).hands(limit=100)
+    argv = ["export"] + [a.format(tmp=tmp_path, db=db) for a in args]
+    try:
+        rc = main(argv)
+    except SystemExit as e:  # argparse's own refusals (one line too)
+        rc = e.code
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "o.json").exists() and Store(db).hands(limit=100) == before
