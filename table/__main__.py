@@ -21,6 +21,7 @@ import webbrowser
 
 from agents.registry import AgentSpecError, make_agent
 from eval.cli import InputError, OneLineParser, check_database
+from table.export import main as export_main
 
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
 
@@ -68,8 +69,6 @@ def check_listen(host: str, port: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
-        from table.export import main as export_main
-
         return export_main(argv[1:])
     args = parse(argv)
     try:
