@@ -81,7 +81,7 @@ function render() {
     status.append(el("span", { class: "winner", id: "winner" }, `${d.result.winner === null ? tr("draw") : tr("wins", teams[d.result.winner])} ${d.result.score[0]} \u2013 ${d.result.score[1]}`));
   } else {
     status.append(el("span", { id: "totals" }, `${teams[0]} ${d.totals[0]} \u2013 ${d.totals[1]} ${teams[1]}`),
-      el("span", { class: "muted" }, ` \u00b7 ${tr("nextDealer", d.next_dealer)} \u00b7 ` +
+      el("span", { class: "muted" }, ` \u00b7 ${tr("nextDealer", d.next_dealer, teams[d.next_dealer % 2])} \u00b7 ` +
         (d.rules.match === "hands" ? tr("handsOf", d.hands_scored, d.rules.hands) : tr("choice_target"))));
   }
   const table = document.getElementById("rows");
