@@ -237,7 +237,6 @@ def qaid(
     )
     if hs.score != result.score:
         raise ValueError(f"the result's score {list(result.score)} is not what R7 gives its fields: {list(hs.score)}")
-    kaboot = 0 if result.tricks[0] == NUM_TRICKS else 1 if result.tricks[1] == NUM_TRICKS else None
     return {
         "contract": result.contract,
         "caller": result.caller,
@@ -249,7 +248,7 @@ def qaid(
         "projects": list(hs.projects),
         "baloot": list(result.baloot),
         "totals": list(hs.totals),
-        "kaboot": kaboot,
+        "kaboot": hs.winner if hs.kaboot else None,
         "decided_by": hs.decided_by,
         "rule": hs.rule,
         "callers_won": hs.callers_won,

@@ -7,8 +7,8 @@ Examples::
     python -m table --db runs/eval_hands.sqlite   # and open /replay: hands saved by python -m eval
     python -m table export --db runs/table.sqlite --out runs/people.json   # people's games as data
 
-Bad input (a port out of range, an unusable database path, an agent that cannot be loaded) is
-reported in one line and exits with status 2.
+Bad input (a port out of range, an unusable database path, an agent that cannot be loaded, a
+``--league`` file that is not a league report) is reported in one line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import socket
 import sys
 import threading
 import webbrowser
+from typing import Any
 
 from agents.registry import AgentSpecError, make_agent
 from eval.cli import InputError, OneLineParser, check_database
 from table.export import main as export_main
+from table.leaderboard import DEFAULT_LEAGUE, LeaderboardError, read_league
 
 WS_MAX_SIZE = 64 * 1024  # bytes: the protocol's limit on one WebSocket frame (the app's is 2 KiB)
 
@@ -39,6 +41,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="offer this policy bundle or agent file as an opponent too (repeatable)",
     )
     p.add_argument("--default", default="champion", help="the opponents' default agent (default: the shipped champion)")
+    p.add_argument(
+        "--league",
+        default=None,
+        metavar="FILE",
+        help=f"the agents' ladder the leaderboard shows: a python -m eval league --json report (default {DEFAULT_LEAGUE})",
+    )
     p.add_argument("--open", action="store_true", help="open the lobby in the default browser")
     return p.parse_args(argv)
 
@@ -66,6 +74,11 @@ def check_listen(host: str, port: int) -> None:
             raise InputError(f"cannot listen at {host}:{port}: {e.strerror or e}") from None
 
 
+def _default_league() -> dict[str, Any] | None:
+    """The shipped ladder when this checkout has it (none is shown otherwise)."""
+    return read_league(DEFAULT_LEAGUE) if DEFAULT_LEAGUE.is_file() else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["export"]:
@@ -85,8 +98,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError(f"--default: default agent {args.default!r} is not one of {list(choices)}")
             for spec in {choices[args.default], *args.agent}:  # load (and verify) them before the database is made
                 make_agent(spec, 0)
-            app = create_app(args.db, agents=args.agent, default_agent=args.default)
-        except (AgentSpecError, ValueError, ImportError) as e:
+            league = read_league(args.league) if args.league is not None else _default_league()
+            app = create_app(args.db, agents=args.agent, default_agent=args.default, league=league)
+        except (AgentSpecError, LeaderboardError, ValueError, ImportError) as e:
             raise InputError(str(e).splitlines()[0]) from None
     except InputError as e:
         print(f"python -m table: error: {e}", file=sys.stderr)

@@ -26,6 +26,20 @@ from table.views import all_message, view_message
 ALL = "all"
 
 
+def start_of(hand: dict[str, Any]) -> tuple[HandState, MatchContext]:
+    """A stored hand before its first action, and the match around it as every seat knew it
+    (``meta.context``; a hand stored without it: its match score only).
+
+    Raises:
+        ValueError, TypeError, KeyError: a stored hand whose fields are not a hand's.
+    """
+    rules = RuleConfig.from_dict(hand["rules"])
+    score = (int(hand["match_score"][0]), int(hand["match_score"][1]))
+    saved = (hand.get("meta") or {}).get("context")
+    context = MatchContext(**{**saved, "score": score}) if saved else MatchContext(score=score)
+    return HandState(parse_deal(hand["deal"]), rules, score), context
+
+
 def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     """What ``view`` (a seat 0-3, or "all") saw before the first action and after each one.
 
@@ -43,10 +57,7 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
     """
     if view != ALL and (isinstance(view, bool) or view not in range(4)):
         raise ValueError(f"view must be a seat 0-3 or 'all', got {view!r}")
-    rules = RuleConfig.from_dict(hand["rules"])
-    score = tuple(hand["match_score"])
-    state = HandState(parse_deal(hand["deal"]), rules, score)
-    context = MatchContext(score=score)
+    state, context = start_of(hand)
 
     def frame(step: dict[str, Any] | None, gathering: bool = False) -> dict[str, Any]:
         msg = (
@@ -71,5 +82,7 @@ def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:
         turn_began = None if t is None else t + (gather if gathered else 0.0)
         step = {"index": i, "seat": seat, "action": action, "t": t, "by": by, "think": think}
         out.append(frame(step, gathered))
-    out[-1]["result"] = {**state.result.to_info(), "qaid": qaid(state.result, rules, score)} if state.result else None
+    out[-1]["result"] = (
+        {**state.result.to_info(), "qaid": qaid(state.result, state.rules, state.match_score)} if state.result else None
+    )
     return out

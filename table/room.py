@@ -20,6 +20,7 @@ from the caller's clock. Standard library only (agents are the hub's business).
 
 from __future__ import annotations
 
+import dataclasses
 import hmac
 import time
 from typing import Any, cast
@@ -176,11 +177,16 @@ class Room:
         trick for good)."""
         return self.gather_until is not None or (self.over and bool(self.table.current_hand.tricks))
 
+    def _match_result(self) -> dict[str, Any] | None:
+        match = self.table.match
+        return match.result.to_info() if match is not None and match.result is not None else None
+
     def _apply(self, seat: int, action: int, now: float, by: str) -> None:
         """Apply an action already verified for ``seat``; log it; close a finished hand; leave
         a finished trick on the table for ``config.gather`` seconds."""
         hand = self.table.current_hand
         match_score = list(hand.match_score)
+        context = self.table.context  # what every seat knew of the match during the hand
         tricks = len(hand.tricks)
         outcome = self.table.apply(action)
         self.ply += 1
@@ -205,6 +211,9 @@ class Room:
                         "names": self.names[:],
                         "seats": [s.to_dict() for s in self.config.seats],
                         "gather": self.config.gather,
+                        "context": dataclasses.asdict(context),
+                        # the match's result on its last hand (winner, score, reason: R8)
+                        "match_result": self._match_result(),
                     },
                 }
             )
@@ -370,7 +379,7 @@ class Room:
             "gathering": self.gathering,
             "gather": self.config.gather,
             "last_result": self.last_result,
-            "match_result": match.result.to_info() if match is not None and match.result is not None else None,
+            "match_result": self._match_result(),
             "results": [r.to_info()["score"] for r in match.results] if match is not None else [],
         }
 

@@ -19,6 +19,8 @@ API (JSON):
   ``bye`` (the page is closing) and ``ping``;
 - ``GET /api/rooms/{room}/hands?token=``, ``GET /api/replays`` (hands from ``python -m eval``),
   ``GET /api/hands/{id}?view=all|0-3&token=``: replays (``table.replay``);
+- ``GET /api/leaderboard``: the agents' ladder and the people who played them
+  (``table.leaderboard``), page ``/leaderboard``;
 - ``/api/sheets...``: score sheets (``table.scoresheet``).
 
 ``create_app`` builds the app around a database path and a clock (tests inject a fake one).
@@ -47,6 +49,7 @@ from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from table.clocks import TEMPOS, Clock, SystemClock
 from table.hub import Hub
+from table.leaderboard import Leaderboard
 from table.replay import ALL, frames
 from table.room import Refused
 from table.scoresheet import ScoreSheets, SheetError
@@ -113,6 +116,7 @@ def create_app(
     clock: Clock | None = None,
     agents: list[str] | None = None,
     default_agent: str = "champion",
+    league: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The app.
 
@@ -121,6 +125,7 @@ def create_app(
         clock: the time source (default ``SystemClock``).
         agents: extra agent specs (bundle folders, agent files) offered besides the built-in ones.
         default_agent: the name from ``agent_choices`` that fills a seat given as "" or "default".
+        league: the agents' ladder the leaderboard shows (``table.leaderboard.read_league``).
 
     Raises:
         AgentSpecError: an extra agent that cannot be used; ValueError: an unknown default.
@@ -131,6 +136,7 @@ def create_app(
     store = Store(db)
     hub = Hub(store, clock or SystemClock())
     sheets = ScoreSheets(store)
+    board = Leaderboard(store, league)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -140,7 +146,7 @@ def create_app(
         store.close()
 
     app = FastAPI(title="Baloot table", lifespan=lifespan, docs_url=None, redoc_url=None)
-    app.state.hub, app.state.store, app.state.choices = hub, store, choices
+    app.state.hub, app.state.store, app.state.choices, app.state.league = hub, store, choices, league
 
     def page(name: str) -> Any:
         async def serve() -> FileResponse:
@@ -151,7 +157,12 @@ def create_app(
 
         return serve, serve_key
 
-    for route, name in (("/", "index.html"), ("/replay", "replay.html"), ("/sheet", "sheet.html")):
+    for route, name in (
+        ("/", "index.html"),
+        ("/replay", "replay.html"),
+        ("/sheet", "sheet.html"),
+        ("/leaderboard", "leaderboard.html"),
+    ):
         app.add_api_route(route, page(name)[0], include_in_schema=False)
     for prefix, name in (
         ("/t/", "table.html"),
@@ -162,6 +173,12 @@ def create_app(
         app.add_api_route(prefix + "{key}", page(name)[1], include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_api_route("/favicon.ico", lambda: Response(status_code=204), include_in_schema=False)
+
+    @app.get("/api/leaderboard")
+    async def leaderboard() -> dict[str, Any]:
+        """The agents' ladder and the people's figures (``table.leaderboard``); the hands
+        finished since the last request are scored first, off the event loop."""
+        return await asyncio.to_thread(board.board)
 
     # ------------------------------------------------------------------ tables
     @app.get("/api/agents")

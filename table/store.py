@@ -9,7 +9,9 @@ Tables (``SCHEMA``):
   action with its time and who made it, its result (R11.4), where it came from (``live`` or
   ``eval``) and free ``meta`` (an evaluation's deal index and score difference);
 - ``sheets``, ``sheet_rows``, ``sheet_log``: score sheets (``table.scoresheet``), their rows
-  and the log that undo walks back.
+  and the log that undo walks back;
+- ``ladder_refs``: the leaderboard's reference score of each hand a person played
+  (``table.leaderboard``; null when the hand could not be replayed).
 
 The hands, and the connection, are ``baloot_io.hands_db.HandsDB``'s (``python -m eval
 --save-hands`` writes that part of the same file); the rest is the table's. Standard library only.
@@ -61,6 +63,11 @@ CREATE TABLE IF NOT EXISTS sheet_log (
     before TEXT,
     undone INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS ladder_refs (
+    hand INTEGER PRIMARY KEY,
+    reference TEXT NOT NULL,
+    score TEXT
+);
 """
 
 
@@ -102,6 +109,26 @@ class Store(HandsDB):
 
     def seats(self, room_id: str) -> list[dict[str, Any]]:
         return [dict(r) for r in self._read("SELECT * FROM seats WHERE room = ? ORDER BY seat", (room_id,))]
+
+    # ------------------------------------------------------------------ the leaderboard
+    def live_hands_unreferenced(self, limit: int) -> list[dict[str, Any]]:
+        """Live hands without a leaderboard reference yet, oldest first (at most ``limit``)."""
+        rows = self._read(
+            "SELECT * FROM hands WHERE source = 'live' AND id NOT IN (SELECT hand FROM ladder_refs) ORDER BY id LIMIT ?",
+            (limit,),
+        )
+        return [self._hand(r) for r in rows]
+
+    def add_ladder_ref(self, hand_id: int, reference: str, score: list[int] | None) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO ladder_refs (hand, reference, score) VALUES (?, ?, ?)",
+            (hand_id, reference, None if score is None else json.dumps(score)),
+        )
+
+    def ladder_refs(self) -> dict[int, list[int]]:
+        """Each scored hand's reference score (hands that could not be replayed left out)."""
+        rows = self._read("SELECT hand, score FROM ladder_refs WHERE score IS NOT NULL")
+        return {r["hand"]: json.loads(r["score"]) for r in rows}
 
     # ------------------------------------------------------------------ score sheets
     def add_sheet(self, sheet_id: str, config: dict[str, Any]) -> None:

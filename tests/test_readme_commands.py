@@ -63,7 +63,7 @@ HOW: list[tuple[str, str, str]] = [
     ),
     (r"^python -m train --resume runs/try$", RUN, r"prints is finished .*nothing to do"),
     (r"^tensorboard --logdir runs/try/tb$", SERVE, "http://localhost:6006/"),
-    (r"^python -m train --backend rllib --config configs/rllib\.yaml$", BY_HAND, "about 15 minutes (README)"),
+    (r"^python -m train --backend rllib --config configs/rllib\.yaml$", BY_HAND, "8 min 32 s (README)"),
     (r"^python -m train\.rllib bundle runs/rllib ", BY_HAND, "converts the RLlib run above"),
     (r"^python -m eval --a policies/champion --b heuristic --deals 64 --ray$", RUN, r"prints mean d \(A - B"),
     (r"^(ray |RAY_AUTH_MODE=token )", BY_HAND, "a cluster of several machines"),
@@ -75,6 +75,8 @@ HOW: list[tuple[str, str, str]] = [
     (r"^cd examples/node && npm ci && node pick\.js ", RUN, r'prints "actions":\['),
     (r"^python -m table$", SERVE, "http://127.0.0.1:8000/"),
     (r"^python -m table --port 8080 ", SERVE, "http://127.0.0.1:8080/"),
+    (r"^python -m table --port 8081 --league runs/demo/league\.json$", SERVE, "http://127.0.0.1:8081/leaderboard"),
+    (r"^python -m eval league --agents random heuristic policies/champion search netsearch ", BY_HAND, "24 minutes"),
 ]
 
 

@@ -17,15 +17,15 @@ const I18N = {
     projects: { sira: "Sira", fifty: "Fifty", hundred: "Hundred", four_hundred: "Four hundred" },
     status: { bot: "bot", human: "", autopilot: "autopilot", hold: "connection lost", away: "bot (away)", left: "left: bot" },
     seats: ["You", "Right", "Partner", "Left"],
-    us: "Us", them: "Them", turn: "Your turn", waitingFor: "Waiting for", toAct: "to play",
-    takeOver: "Take over", leave: "Leave the table", autopilot: "The table is playing for you after three timeouts.",
-    reconnecting: "Connection lost: reconnecting\u2026", handOver: "Hand over", matchOver: "Match over",
-    won: "won", lost: "lost", thrown: "Thrown in: everybody passed", kaboot: "Kaboot", baloot: "Baloot",
-    contractBy: "by", level: "Level", trick: "Trick", lastTrick: "Last trick", calls2: "Calls", turned: "Turned card",
-    waitingSeats: "Waiting for the invited players\u2026", invite: "Invitation link", score: "Score", target: "to 152",
-    hands: "hands", next: "Next hand", dealer: "dealer", raw: "card points", tricks: "tricks", gained: "scored",
-    team: "Team", round: "round", takes: "takes the trick",
     ui: {
+      us: "Us", them: "Them", turn: "Your turn", waitingFor: "Waiting for", toAct: "to play",
+      takeOver: "Take over", leave: "Leave the table", autopilot: "The table is playing for you after three timeouts.",
+      reconnecting: "Connection lost: reconnecting\u2026", handOver: "Hand over", matchOver: "Match over",
+      won: "won", lost: "lost", thrown: "Thrown in: everybody passed", kaboot: "Kaboot", baloot: "Baloot",
+      contractBy: "by", level: "Level", trick: "Trick", lastTrick: "Last trick", calls2: "Calls", turned: "Turned card",
+      waitingSeats: "Waiting for the invited players\u2026", invite: "Invitation link", score: "Score", target: "to 152",
+      hands: "hands", next: "Next hand", dealer: "dealer", raw: "card points", tricks: "tricks", gained: "scored",
+      team: "Team", round: "round", takes: "takes the trick",
       brand: "Baloot",
       scoreSheet: "Score sheet",
       replays: "Replays",
@@ -163,6 +163,7 @@ const I18N = {
       q_R7_7: "the winners take the whole hand, {0} and every project, times {1}.",
       q_R7_8: "gahwa: the winners win the match.",
       why: "why",
+      q_sep: "; ",
       timedOut: "Your time ran out: a move was played for you ({0} of {1}; after {1} in a row the table plays for you)",
       trickOne: "trick",
       round1: "Bidding, round 1",
@@ -185,6 +186,27 @@ const I18N = {
       agent_random: "random",
       agent_search: "search",
       agent_netsearch: "netsearch",
+      leaderboard: "Leaderboard",
+      boardTitle: "Baloot leaderboard",
+      peopleHead: "People at this table",
+      peopleNote: "Points per hand above {0} playing your seat on the same cards against the same bots (duplicate scoring; the 95% interval in brackets once there are two hands).",
+      moreToScore: "More hands are being scored: this page updates itself.",
+      nobodyYet: "Nobody has finished a hand here yet.",
+      colRank: "#",
+      colName: "name",
+      colHands: "hands",
+      colVsRef: "points per hand vs {0}",
+      colMatches: "matches won",
+      colAgainst: "against (hands)",
+      wonOf: "{0} of {1}",
+      agentsHead: "The bots' ladder",
+      agentsNote: "Every bot against every other on the {1} deals of {0}, in duplicate (python -m eval league).",
+      noLeague: "No ladder: start the server with --league FILE (a python -m eval league --json report).",
+      colElo: "Elo",
+      colMs: "ms per move",
+      colParams: "network size",
+      matrixHead: "Each against each",
+      matrixNote: "Game points per deal, the row's bot against the column's, in duplicate (both teams play the same cards).",
     },
     lang: "\u0639\u0631\u0628\u064a",
   },
@@ -199,15 +221,15 @@ const I18N = {
     projects: { sira: "\u0633\u0631\u0627", fifty: "\u062e\u0645\u0633\u064a\u0646", hundred: "\u0645\u064a\u0629", four_hundred: "\u0623\u0631\u0628\u0639\u0645\u064a\u0629" },
     status: { bot: "\u0622\u0644\u064a", human: "", autopilot: "\u0644\u0639\u0628 \u062a\u0644\u0642\u0627\u0626\u064a", hold: "\u0627\u0646\u0642\u0637\u0639 \u0627\u0644\u0627\u062a\u0635\u0627\u0644", away: "\u0622\u0644\u064a (\u063a\u0627\u0626\u0628)", left: "\u0627\u0646\u0633\u062d\u0628: \u0622\u0644\u064a" },
     seats: ["\u0623\u0646\u062a", "\u064a\u0645\u064a\u0646", "\u0627\u0644\u0634\u0631\u064a\u0643", "\u064a\u0633\u0627\u0631"],
-    us: "\u0644\u0646\u0627", them: "\u0644\u0647\u0645", turn: "\u062f\u0648\u0631\u0643", waitingFor: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631", toAct: "",
-    takeOver: "\u0627\u0633\u062a\u0644\u0645", leave: "\u0627\u0646\u0633\u062d\u0628", autopilot: "\u0627\u0644\u0637\u0627\u0648\u0644\u0629 \u062a\u0644\u0639\u0628 \u0639\u0646\u0643 \u0628\u0639\u062f \u062b\u0644\u0627\u062b \u0645\u0647\u0644\u0627\u062a.",
-    reconnecting: "\u0627\u0646\u0642\u0637\u0639 \u0627\u0644\u0627\u062a\u0635\u0627\u0644: \u062c\u0627\u0631\u064d \u0627\u0644\u0625\u0639\u0627\u062f\u0629\u2026", handOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u062c\u0648\u0644\u0629", matchOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u0635\u0643\u0629",
-    won: "\u0641\u0627\u0632", lost: "\u062e\u0633\u0631", thrown: "\u0645\u0631\u0648\u0633\u0629: \u0627\u0644\u0643\u0644 \u0628\u0633", kaboot: "\u0643\u0628\u0648\u062a", baloot: "\u0628\u0644\u0648\u062a",
-    contractBy: "\u0645\u0646", level: "\u0627\u0644\u0645\u0633\u062a\u0648\u0649", trick: "\u0627\u0644\u0623\u0643\u0644\u0629", lastTrick: "\u0627\u0644\u0623\u0643\u0644\u0629 \u0627\u0644\u0633\u0627\u0628\u0642\u0629", calls2: "\u0627\u0644\u0634\u0631\u0627\u0621", turned: "\u0627\u0644\u0648\u0631\u0642\u0629 \u0627\u0644\u0645\u0643\u0634\u0648\u0641\u0629",
-    waitingSeats: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631 \u0627\u0644\u0644\u0627\u0639\u0628\u064a\u0646 \u0627\u0644\u0645\u062f\u0639\u0648\u064a\u0646\u2026", invite: "\u0631\u0627\u0628\u0637 \u0627\u0644\u062f\u0639\u0648\u0629", score: "\u0627\u0644\u0646\u062a\u064a\u062c\u0629", target: "\u0625\u0644\u0649 \u0661\u0665\u0662",
-    hands: "\u062c\u0648\u0644\u0627\u062a", next: "\u0627\u0644\u062c\u0648\u0644\u0629 \u0627\u0644\u062a\u0627\u0644\u064a\u0629", dealer: "\u0627\u0644\u0645\u0648\u0632\u0639", raw: "\u0627\u0644\u0623\u0628\u0646\u0627\u0637", tricks: "\u0623\u0643\u0644\u0627\u062a", gained: "\u0633\u062c\u0651\u0644",
-    team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629", takes: "\u064a\u0623\u0643\u0644",
     ui: {
+      us: "\u0644\u0646\u0627", them: "\u0644\u0647\u0645", turn: "\u062f\u0648\u0631\u0643", waitingFor: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631", toAct: "",
+      takeOver: "\u0627\u0633\u062a\u0644\u0645", leave: "\u0627\u0646\u0633\u062d\u0628", autopilot: "\u0627\u0644\u0637\u0627\u0648\u0644\u0629 \u062a\u0644\u0639\u0628 \u0639\u0646\u0643 \u0628\u0639\u062f \u062b\u0644\u0627\u062b \u0645\u0647\u0644\u0627\u062a.",
+      reconnecting: "\u0627\u0646\u0642\u0637\u0639 \u0627\u0644\u0627\u062a\u0635\u0627\u0644: \u062c\u0627\u0631\u064d \u0627\u0644\u0625\u0639\u0627\u062f\u0629\u2026", handOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u062c\u0648\u0644\u0629", matchOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u0635\u0643\u0629",
+      won: "\u0641\u0627\u0632", lost: "\u062e\u0633\u0631", thrown: "\u0645\u0631\u0648\u0633\u0629: \u0627\u0644\u0643\u0644 \u0628\u0633", kaboot: "\u0643\u0628\u0648\u062a", baloot: "\u0628\u0644\u0648\u062a",
+      contractBy: "\u0645\u0646", level: "\u0627\u0644\u0645\u0633\u062a\u0648\u0649", trick: "\u0627\u0644\u0623\u0643\u0644\u0629", lastTrick: "\u0627\u0644\u0623\u0643\u0644\u0629 \u0627\u0644\u0633\u0627\u0628\u0642\u0629", calls2: "\u0627\u0644\u0634\u0631\u0627\u0621", turned: "\u0627\u0644\u0648\u0631\u0642\u0629 \u0627\u0644\u0645\u0643\u0634\u0648\u0641\u0629",
+      waitingSeats: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631 \u0627\u0644\u0644\u0627\u0639\u0628\u064a\u0646 \u0627\u0644\u0645\u062f\u0639\u0648\u064a\u0646\u2026", invite: "\u0631\u0627\u0628\u0637 \u0627\u0644\u062f\u0639\u0648\u0629", score: "\u0627\u0644\u0646\u062a\u064a\u062c\u0629", target: "\u0625\u0644\u0649 \u0661\u0665\u0662",
+      hands: "\u062c\u0648\u0644\u0627\u062a", next: "\u0627\u0644\u062c\u0648\u0644\u0629 \u0627\u0644\u062a\u0627\u0644\u064a\u0629", dealer: "\u0627\u0644\u0645\u0648\u0632\u0639", raw: "\u0627\u0644\u0623\u0628\u0646\u0627\u0637", tricks: "\u0623\u0643\u0644\u0627\u062a", gained: "\u0633\u062c\u0651\u0644",
+      team: "\u0641\u0631\u064a\u0642", round: "\u0627\u0644\u062c\u0648\u0644\u0629", takes: "\u064a\u0623\u0643\u0644",
       brand: "بلوت",
       scoreSheet: "ورقة الحساب",
       replays: "الإعادات",
@@ -345,6 +367,7 @@ const I18N = {
       q_R7_7: "يأخذ الفائز الجولة كاملة، {0} وكل المشاريع، مضروبة في {1}.",
       q_R7_8: "قهوة: الفائز يفوز بالصكة.",
       why: "لماذا",
+      q_sep: "؛ ",
       timedOut: "انتهى وقتك فلُعبت عنك حركة ({0} من {1}؛ بعد {1} متتالية تلعب الطاولة عنك)",
       trickOne: "أكلة",
       round1: "الشراء، الدور الأول",
@@ -367,6 +390,27 @@ const I18N = {
       agent_random: "عشوائي",
       agent_search: "البحث",
       agent_netsearch: "البحث الموجّه",
+      leaderboard: "لوحة الصدارة",
+      boardTitle: "بلوت: لوحة الصدارة",
+      peopleHead: "اللاعبون في هذه الطاولة",
+      peopleNote: "النقاط لكل جولة فوق ما يسجله {0} في مقعدك بالورق نفسه ضد الآلات نفسها (حساب مكرر؛ وبين القوسين مجال الثقة ٩٥٪ بعد جولتين).",
+      moreToScore: "تُحسب جولات أخرى الآن: تتحدث الصفحة من نفسها.",
+      nobodyYet: "لم ينهِ أحد جولة هنا بعد.",
+      colRank: "#",
+      colName: "الاسم",
+      colHands: "الجولات",
+      colVsRef: "النقاط لكل جولة مقابل {0}",
+      colMatches: "الصكات المكسوبة",
+      colAgainst: "ضد (جولات)",
+      wonOf: "{0} من {1}",
+      agentsHead: "ترتيب الآلات",
+      agentsNote: "كل آلة ضد كل آلة على توزيعات {0} وعددها {1}، بالحساب المكرر.",
+      noLeague: "لا يوجد ترتيب: شغّل الخادم مع ملف ترتيب.",
+      colElo: "التصنيف",
+      colMs: "ملي ثانية للحركة",
+      colParams: "حجم الشبكة",
+      matrixHead: "كل واحد ضد الآخر",
+      matrixNote: "النقاط لكل توزيعة، آلة السطر ضد آلة العمود، بالحساب المكرر (يلعب الفريقان الورق نفسه).",
     },
     lang: "English",
   },
@@ -394,7 +438,7 @@ function applyDir() {
 
 // A page's words come from the language's `ui` table: tr(key, ...args) fills {0}, {1}; the
 // elements of a page's HTML marked data-t="key" (their text) or data-t-placeholder="key", and
-// data-t-value="key" (a default value), and <body data-title="key">, are translated by translatePage on load and on the language switch.
+// data-t-value="key" (a default value), data-seat-label="N" ("seat N"), and <body data-title="key">, are translated by translatePage on load and on the language switch.
 function tr(key, ...args) {
   const s = T().ui[key] ?? I18N.en.ui[key] ?? key;
   return s.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
@@ -403,8 +447,17 @@ function agentName(name) {
   // the offered agents by their names in the page's language; a bundle keeps its folder's name
   return T().ui["agent_" + name] ?? name;
 }
+function playerName(name, bot) {
+  // a bot by its agent's name in the page's language; a person's name isolated, so that its
+  // direction does not move the brackets around it (Unicode FSI ... PDI)
+  return bot ? agentName(name) : `\u2068${name}\u2069`;
+}
+function teamName(team) {
+  return `${tr("team")} ${team}`;
+}
 function translatePage() {
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = tr(e.dataset.t);
+  for (const e of document.querySelectorAll("[data-seat-label]")) e.textContent = tr("seatN", e.dataset.seatLabel);
   for (const e of document.querySelectorAll("[data-t-placeholder]")) e.placeholder = tr(e.dataset.tPlaceholder);
   for (const e of document.querySelectorAll("[data-t-value]")) {
     // a default value the person has not changed follows the language
@@ -494,7 +547,7 @@ function qaidBox(q, names) {
   const rule = tr("q_" + q.rule.replace(".", "_"), q.rule === "R7.6" ? q.kaboot_value : q.hand_total, q.level);
   return el("div", { class: "qaid-box", "data-rule": q.rule },
     el("p", { class: "qaid-counting" }, tr("q_counting", names[q.counting], q.hand_total)), table,
-    el("p", { class: "qaid-why", title: q.rule }, `${tr(q.callers_won ? "q_made" : "q_lost", callers)} ${why}; ${rule}`));
+    el("p", { class: "qaid-why", title: q.rule }, `${tr(q.callers_won ? "q_made" : "q_lost", callers)} ${why}${tr("q_sep")}${rule}`));
 }
 
 const ACTION_NAMES = ["pass", "hokum", "hokum", "hokum", "hokum", "sun", "double", "three", "four", "gahwa"];
@@ -514,6 +567,13 @@ function contractLabel(contract, trump) {
   if (!contract) return "";
   const t = T();
   return contract === "hokum" && trump ? `${t.contract.hokum} ${SUIT_SYMBOL[trump]} ${t.suits[trump]}` : t.contract[contract];
+}
+
+// A page's error line (#error): an Error's message or a text; nothing hides it.
+function showError(e) {
+  const box = document.getElementById("error");
+  box.hidden = !e;
+  box.textContent = e ? String(e.message || e) : "";
 }
 
 async function api(method, url, body) {

@@ -7,8 +7,6 @@ document.getElementById("join-form").onsubmit = async (ev) => {
     const r = await api("POST", `/api/rooms/${room}/join`, { invite: decodeURIComponent(location.hash.slice(1)), name: ev.target.name.value });
     location.href = r.url;
   } catch (e) {
-    const box = document.getElementById("error");
-    box.hidden = false;
-    box.textContent = e.message;
+    showError(e);
   }
 };

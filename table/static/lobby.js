@@ -36,12 +36,6 @@ function readRules(box) {
   }
   return rules;
 }
-function showError(e) {
-  const box = document.getElementById("error");
-  box.hidden = !e;
-  box.textContent = e ? String(e.message || e) : "";
-}
-
 // The labels made here (agents, seats) follow the language switch.
 // The offered agents weakest first (docs/RESULTS.md, the ladder); bundles given to the server after them.
 const STRENGTH = ["random", "heuristic", "champion", "search", "netsearch"];

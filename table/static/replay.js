@@ -7,17 +7,11 @@ const ROOM = PARAMS.get("room");
 const TOKEN = PARAMS.get("token") || "";
 let HAND = null, FRAMES = [], AT = 0, LIST = null;
 
-function showError(e) {
-  const box = document.getElementById("error");
-  box.hidden = !e;
-  box.textContent = e ? String(e.message || e) : "";
-}
-
 function resultText(r) {
   if (!r) return "";
-  if (r.contract === null) return T().thrown;
+  if (r.contract === null) return tr("thrown");
   const trump = r.trump === null ? null : "SHDC"[r.trump];
-  return `${contractLabel(r.contract, trump)} \u00b7 ${tr("seatN", r.caller)} \u00b7 ${r.callers_won ? T().won : T().lost} \u00b7 ${r.score[0]}\u2013${r.score[1]}`;
+  return `${contractLabel(r.contract, trump)} \u00b7 ${tr("seatN", r.caller)} \u00b7 ${r.callers_won ? tr("won") : tr("lost")} \u00b7 ${r.score[0]}\u2013${r.score[1]}`;
 }
 
 async function loadList() {
@@ -55,12 +49,10 @@ function nameOf(seat) {
   // a live hand's players by name (bots by their agent's), else the seat
   const m = (HAND && HAND.meta) || {};
   if (!m.names) return tr("seatN", seat);
-  const bot = m.seats && m.seats[seat] && m.seats[seat].kind === "bot";
-  return bot ? agentName(m.names[seat]) : `\u2068${m.names[seat]}\u2069`;
+  return playerName(m.names[seat], m.seats && m.seats[seat] && m.seats[seat].kind === "bot");
 }
 
 function render() {
-  for (const o of document.querySelectorAll("[data-seat-label]")) o.textContent = tr("seatN", o.dataset.seatLabel);
   renderList();
   if (!HAND) return;
   document.getElementById("hand-title").textContent = `${tr("handN", HAND.id)}: ${resultText(HAND.result)}`;
@@ -73,12 +65,12 @@ function render() {
       (s.by ? ` (${tr("by_" + s.by)}${s.think !== null && s.think !== undefined ? `, ${s.think}${tr("sec")}` : ""})` : "")
     : tr("deal");
   if (f.contract) info += ` \u00b7 ${contractLabel(f.contract, f.trump)}` + (f.level > 1 ? ` \u00b7 ${T().levels[f.level]}` : "");
-  info += ` \u00b7 ${T().raw} ${f.raw[0]}\u2013${f.raw[1]}`;
+  info += ` \u00b7 ${tr("raw")} ${f.raw[0]}\u2013${f.raw[1]}`;
   if (f.result) info += ` \u00b7 ${resultText(f.result)}`;
   document.getElementById("frame-info").textContent = info;
   const q = document.getElementById("qaid");
   q.replaceChildren();
-  if (f.result && f.result.qaid) q.append(qaidBox(f.result.qaid, [`${T().team} 0`, `${T().team} 1`]));
+  if (f.result && f.result.qaid) q.append(qaidBox(f.result.qaid, [teamName(0), teamName(1)]));
   const me = f.seat === null ? 0 : f.seat;
   const rel = (seat) => (seat - me + 4) % 4;
   for (let seat = 0; seat < 4; seat++) {
@@ -97,7 +89,7 @@ function render() {
   if (taker !== null) document.getElementById(`seat-${rel(taker)}`).classList.add("takes");
   const middle = document.getElementById("middle");
   middle.replaceChildren();
-  if (f.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, T().turned), cardEl(f.turned)));
+  if (f.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, tr("turned")), cardEl(f.turned)));
 }
 
 function go(i) {

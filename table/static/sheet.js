@@ -6,11 +6,6 @@ const SHEET = location.pathname.split("/")[2] || "";
 let SHEET_DATA = null;
 let editing = null; // the row id being edited
 
-function showError(e) {
-  const box = document.getElementById("error");
-  box.hidden = !e;
-  box.textContent = e ? String(e.message || e) : "";
-}
 const TOTAL = { hokum: 162, sun: 130 };
 
 function values(text) {
@@ -56,17 +51,16 @@ function syncRaw() {
 }
 
 function describe(e) {
-  if (!e.contract) return T().thrown;
+  if (!e.contract) return tr("thrown");
   const parts = [contractLabel(e.contract, null).trim()];
   if (e.level > 1) parts.push(T().levels[e.level]);
-  if (e.kaboot !== null) parts.push(T().kaboot);
+  if (e.kaboot !== null) parts.push(tr("kaboot"));
   return parts.join(" \u00b7 ");
 }
 
 function render() {
-  for (const o of document.querySelectorAll("[data-seat-label]")) o.textContent = tr("seatN", o.dataset.seatLabel);
   for (const o of document.querySelectorAll("[data-contract]")) o.textContent = T().contract[o.dataset.contract];
-  for (const o of document.querySelectorAll("[data-contract-word]")) o.textContent = T()[o.dataset.contractWord];
+  for (const o of document.querySelectorAll("[data-contract-word]")) o.textContent = tr(o.dataset.contractWord);
   document.getElementById("entry-title").textContent = editing === null ? tr("addHand") : tr("editRow", editingIndex() + 1);
   document.getElementById("save-row").textContent = tr(editing === null ? "add" : "save");
   const d = SHEET_DATA;

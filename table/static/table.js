@@ -55,7 +55,7 @@ function connect() {
   };
   ws.onclose = () => {
     if (fatal) return;
-    setBanner(T().reconnecting, "warn");
+    setBanner(tr("reconnecting"), "warn");
     setTimeout(connect, Math.min(500 * ++retries, 4000));
   };
 }
@@ -78,19 +78,10 @@ function setBanner(text, kind) {
   if (text) b.append(text);
   return b;
 }
-function showError(text) {
-  const e = document.getElementById("error");
-  e.hidden = !text;
-  e.textContent = text || "";
-}
-
 function seatName(seat) {
-  const t = T();
-  // a bot by its agent's name in the page's language; a person's name isolated, so that its
-  // direction does not move the brackets around it (Unicode FSI ... PDI)
-  const name = S.kinds && S.kinds[seat] === "bot" ? agentName(S.names[seat]) : `\u2068${S.names[seat]}\u2069`;
+  const name = playerName(S.names[seat], S.kinds && S.kinds[seat] === "bot");
   if (WATCH) return `${name} \u00b7 ${seat}`;
-  return rel(seat) === 0 ? name : `${name} (${t.seats[rel(seat)]})`;
+  return rel(seat) === 0 ? name : `${name} (${T().seats[rel(seat)]})`;
 }
 
 function render() {
@@ -103,9 +94,9 @@ function render() {
   info.textContent = `#${S.hand_number} \u00b7 ${tr("tempo_" + S.tempo.name)} (${S.tempo.card}${tr("sec")} / ${S.tempo.call}${tr("sec")})`;
   const leave = document.getElementById("leave");
   leave.hidden = WATCH || S.status[mine] === "left";
-  leave.textContent = t.leave;
+  leave.textContent = tr("leave");
   leave.onclick = () => {
-    if (confirm(t.leave + "?")) send({ type: "leave" });
+    if (confirm(tr("leave") + "?")) send({ type: "leave" });
   };
   const rep = document.getElementById("replays");
   rep.hidden = false;
@@ -113,26 +104,26 @@ function render() {
 
   // Scores: the match, and this hand's tricks and card points.
   const score = S.match ? S.match.score : [0, 0];
-  const us = [t.us, t.them];
+  const us = [tr("us"), tr("them")];
   const scores = document.getElementById("scores");
   scores.replaceChildren(
     ...[myTeam, 1 - myTeam].map((team, i) =>
       el("div", { class: "score " + (i ? "them" : "us") },
-        el("b", {}, WATCH ? `${t.team} ${team}` : us[i]),
+        el("b", {}, WATCH ? teamName(team) : us[i]),
         el("span", { class: "big", "data-team": team }, score[team]),
-        S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${S.tricks_won[team] === 1 ? tr("trickOne") : t.tricks} \u00b7 ${S.raw[team]} ${t.raw}`) : null)
+        S.tricks_won ? el("small", {}, `${S.tricks_won[team]} ${S.tricks_won[team] === 1 ? tr("trickOne") : tr("tricks")} \u00b7 ${S.raw[team]} ${tr("raw")}`) : null)
     ),
-    el("div", { class: "score-note" }, S.match && S.match.mode === "hands" ? `${S.match.hands_left} ${t.hands}` : t.target)
+    el("div", { class: "score-note" }, S.match && S.match.mode === "hands" ? `${S.match.hands_left} ${tr("hands")}` : tr("target"))
   );
 
   // The contract and the doubling level.
   const c = document.getElementById("contract");
   c.replaceChildren();
   if (S.contract) {
-    c.append(el("span", { class: "badge" }, contractLabel(S.contract, S.trump)), ` ${t.contractBy} ${seatName(S.caller)}`);
+    c.append(el("span", { class: "badge" }, contractLabel(S.contract, S.trump)), ` ${tr("contractBy")} ${seatName(S.caller)}`);
     if (S.level > 1) c.append(" ", el("span", { class: "badge level", id: "level" }, t.levels[S.level]));
   } else if (S.phase === "bidding") {
-    c.append(`${t.calls2} \u00b7 ${t.round} ${S.bid_round}`);
+    c.append(`${tr("calls2")} \u00b7 ${tr("round")} ${S.bid_round}`);
   }
 
   // Seats: name, status, dealer, clock, projects (once public), watch-mode hands.
@@ -142,7 +133,7 @@ function render() {
     box.classList.toggle("to-act", S.to_act === seat && !S.gathering);
     box.classList.remove("takes");
     const title = el("div", { class: "plate" }, el("b", {}, seatName(seat)));
-    if (S.dealer === seat) title.append(el("span", { class: "chip", title: t.dealer }, tr("dealerChip")));
+    if (S.dealer === seat) title.append(el("span", { class: "chip", title: tr("dealer") }, tr("dealerChip")));
     const st = t.status[S.status[seat]];
     if (st) title.append(el("span", { class: "status " + S.status[seat] }, st));
     box.append(title);
@@ -156,7 +147,7 @@ function render() {
       for (const name of p.cards) row.append(cardEl(name, { small: true }));
       box.append(row);
     }
-    if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, t.baloot));
+    if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, tr("baloot")));
     const lastCall = lastCallOf(seat);
     if (lastCall !== null) box.append(el("div", { class: "said" }, actionLabel(lastCall)));
     if (!S.hands && rel(seat) !== 0 && S.hand_sizes) {
@@ -177,29 +168,29 @@ function render() {
   if (taker !== null) document.getElementById(`seat-${rel(taker)}`).classList.add("takes");
   const middle = document.getElementById("middle");
   middle.replaceChildren();
-  if (S.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, t.turned), cardEl(S.turned)));
-  if (S.phase === "waiting") middle.append(el("p", {}, t.waitingSeats));
+  if (S.phase === "bidding") middle.append(el("div", { class: "turned" }, el("small", {}, tr("turned")), cardEl(S.turned)));
+  if (S.phase === "waiting") middle.append(el("p", {}, tr("waitingSeats")));
 
   // Calls I may make, and take over.
   const bar = document.getElementById("calls-bar");
   bar.replaceChildren();
   const myTurn = !WATCH && S.to_act === mine && S.legal && S.legal.length > 0;
   if (!WATCH && ["autopilot", "away"].includes(S.status[mine])) {
-    bar.append(el("span", { class: "note" }, t.autopilot), " ",
-      el("button", { class: "primary", id: "take-over", onclick: () => send({ type: "take_over" }) }, t.takeOver));
+    bar.append(el("span", { class: "note" }, tr("autopilot")), " ",
+      el("button", { class: "primary", id: "take-over", onclick: () => send({ type: "take_over" }) }, tr("takeOver")));
   }
   if (!WATCH && S.timeouts && S.timeouts[mine] > 0 && S.status[mine] === "human") {
     bar.append(el("span", { class: "note timeouts", id: "timeouts" }, tr("timedOut", S.timeouts[mine], 3)));
   }
   if (myTurn) {
-    bar.append(el("span", { class: "your-turn" }, t.turn));
+    bar.append(el("span", { class: "your-turn" }, tr("turn")));
     for (const a of S.legal) {
       if (a.id >= 32) bar.append(el("button", { class: "call", "data-action": a.id, onclick: () => act(a.id) }, actionLabel(a.id)));
     }
   } else if (taker !== null) {
-    bar.append(el("span", { class: "note", id: "taker" }, `${seatName(taker)} ${t.takes}`));
+    bar.append(el("span", { class: "note", id: "taker" }, `${seatName(taker)} ${tr("takes")}`));
   } else if (S.to_act >= 0 && S.phase !== "done" && S.phase !== "waiting") {
-    bar.append(el("span", { class: "note" }, `${t.waitingFor} ${seatName(S.to_act)} ${t.toAct}`));
+    bar.append(el("span", { class: "note" }, `${tr("waitingFor")} ${seatName(S.to_act)} ${tr("toAct")}`));
   }
 
   // My hand (or seat 0's in watch mode): legal cards are buttons, the others are greyed.
@@ -221,7 +212,7 @@ function render() {
   }
 
   // The calls of this hand, the last trick, the last hand's result.
-  document.getElementById("log-title").textContent = t.calls2;
+  document.getElementById("log-title").textContent = tr("calls2");
   const log = document.getElementById("log");
   // the bidding by round, then the doubling, each under its heading
   const entries = [];
@@ -242,7 +233,7 @@ function render() {
   const lt = document.getElementById("last-trick");
   lt.replaceChildren();
   if (S.last_trick) {
-    lt.append(el("h3", {}, `${t.lastTrick} \u2192 ${seatName(S.last_trick.winner)}`));
+    lt.append(el("h3", {}, `${tr("lastTrick")} \u2192 ${seatName(S.last_trick.winner)}`));
     const row = el("div", { class: "mini-hand" });
     for (const [, name] of S.last_trick.cards) row.append(cardEl(name, { small: true }));
     lt.append(row);
@@ -261,9 +252,8 @@ function lastCallOf(seat) {
 
 function teamNames(myTeam) {
   // the two teams' labels, team 0 first
-  const t = T();
-  if (WATCH) return [`${t.team} 0`, `${t.team} 1`];
-  return myTeam === 0 ? [t.us, t.them] : [t.them, t.us];
+  if (WATCH) return [teamName(0), teamName(1)];
+  return myTeam === 0 ? [tr("us"), tr("them")] : [tr("them"), tr("us")];
 }
 
 // The match's end: who won, the score, play again (the same table, new deals) or the lobby.
@@ -271,7 +261,7 @@ function renderMatchEnd(myTeam) {
   if (document.getElementById("match-end")) return;
   const m = S.match_result;
   const title = m.winner === null ? tr("matchDrawn")
-    : WATCH ? tr("teamWon", `${T().team} ${m.winner}`) : tr(m.winner === myTeam ? "matchWon" : "matchLost");
+    : WATCH ? tr("teamWon", teamName(m.winner)) : tr(m.winner === myTeam ? "matchWon" : "matchLost");
   const note = el("div", { class: "rematch-note" });
   const again = el("button", { class: "primary", id: "rematch" }, tr("rematch"));
   again.onclick = async () => {
@@ -287,7 +277,7 @@ function renderMatchEnd(myTeam) {
       showError(e.message);
     }
   };
-  const score = WATCH ? `${m.score[0]} \u2013 ${m.score[1]}` : `${T().us} ${m.score[myTeam]} \u2013 ${m.score[1 - myTeam]} ${T().them}`;
+  const score = WATCH ? `${m.score[0]} \u2013 ${m.score[1]}` : `${tr("us")} ${m.score[myTeam]} \u2013 ${m.score[1 - myTeam]} ${tr("them")}`;
   document.body.append(el("div", { class: "match-end", id: "match-end" }, el("h2", {}, title), el("p", { class: "big" }, score),
     el("p", {}, WATCH ? null : again, " ", el("a", { href: "/", id: "to-lobby" }, tr("toLobby"))), note));
 }
@@ -300,19 +290,19 @@ function renderResult(myTeam) {
   box.replaceChildren();
   if (S.match_result) {
     const w = S.match_result.winner;
-    box.append(el("h2", { id: "match-over" }, `${t.matchOver}: ${w === null ? "=" : w === myTeam ? t.us : t.them} ${S.match_result.score[myTeam]} \u2013 ${S.match_result.score[1 - myTeam]}`));
+    box.append(el("h2", { id: "match-over" }, `${tr("matchOver")}: ${w === null ? "=" : w === myTeam ? tr("us") : tr("them")} ${S.match_result.score[myTeam]} \u2013 ${S.match_result.score[1 - myTeam]}`));
     renderMatchEnd(myTeam);
   }
   if (!r) return;
-  box.append(el("h3", {}, `${t.handOver} #${S.results.length}`));
+  box.append(el("h3", {}, `${tr("handOver")} #${S.results.length}`));
   if (r.contract === null) {
-    box.append(el("p", {}, t.thrown));
+    box.append(el("p", {}, tr("thrown")));
     return;
   }
   const trump = r.trump === null ? null : SUITS[r.trump];
-  box.append(el("p", {}, `${contractLabel(r.contract, trump)} ${t.contractBy} ${seatName(r.caller)}` +
-    (r.level > 1 ? ` \u00b7 ${t.levels[r.level]}` : "") + ` \u00b7 ${r.callers_won ? t.won : t.lost}` + (r.kaboot ? ` \u00b7 ${t.kaboot}` : "")));
-  box.append(el("p", { id: "hand-score" }, `${t.us} +${r.score[myTeam]} \u00b7 ${t.them} +${r.score[1 - myTeam]}`));
+  box.append(el("p", {}, `${contractLabel(r.contract, trump)} ${tr("contractBy")} ${seatName(r.caller)}` +
+    (r.level > 1 ? ` \u00b7 ${t.levels[r.level]}` : "") + ` \u00b7 ${r.callers_won ? tr("won") : tr("lost")}` + (r.kaboot ? ` \u00b7 ${tr("kaboot")}` : "")));
+  box.append(el("p", { id: "hand-score" }, `${tr("us")} +${r.score[myTeam]} \u00b7 ${tr("them")} +${r.score[1 - myTeam]}`));
   if (r.qaid) box.append(qaidBox(r.qaid, teamNames(myTeam)));
 }
 

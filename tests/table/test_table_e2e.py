@@ -10,6 +10,7 @@ Debian's ``chromium``; set ``BALOOT_CHROMIUM`` to use another binary).
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 import shutil
@@ -26,8 +27,9 @@ from baloot_env.results import HandResult  # noqa: E402
 from baloot_env.rules import RuleConfig  # noqa: E402
 from baloot_env.scoring import qaid  # noqa: E402
 from table.clocks import FakeClock  # noqa: E402
+from table.leaderboard import DEFAULT_LEAGUE, read_league  # noqa: E402
 from table.server import create_app  # noqa: E402
-from table.testing import post, serve  # noqa: E402
+from table.testing import get, post, serve  # noqa: E402
 
 CHROMIUM = os.environ.get("BALOOT_CHROMIUM") or next(
     (p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome")) if p), None
@@ -58,8 +60,12 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def server(tmp_path, clock):
-    with serve(create_app(tmp_path / "t.sqlite", clock=clock, default_agent="heuristic")) as s:
+def server(tmp_path, clock, league_report):
+    # the screenshots show the shipped ladder; the tests read the figures from the server either way
+    shipped = os.environ.get("BALOOT_SCREENSHOTS") == "1" and DEFAULT_LEAGUE.is_file()
+    league = read_league(DEFAULT_LEAGUE if shipped else league_report)
+    app = create_app(tmp_path / "t.sqlite", clock=clock, default_agent="heuristic", league=league)
+    with serve(app) as s:
         yield s
 
 
@@ -321,6 +327,9 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     for _ in range(6):
         page.click("#next")
     check_arabic(page, "a replay", ("Noura",))
+    page.goto(server.url + "/leaderboard")
+    page.wait_for_selector("tr.person", timeout=WAIT)
+    check_arabic(page, "the leaderboard", ("Noura", "dev960[:6]"))  # the deal set's name as written
     page.goto(server.url + "/sheet")
     check_arabic(page, "a new score sheet")
     page.click("#create-sheet")
@@ -331,6 +340,37 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     page.locator("button.edit").first.click()
     check_arabic(page, "a score sheet with a row being edited")
     page.evaluate("() => localStorage.setItem('baloot-lang', 'en')")
+
+
+def test_the_leaderboard_shows_the_bots_ladder_and_each_person_scored_in_duplicate(server, page, shots):
+    ladder = server.app.state.league
+    page.goto(server.url + "/leaderboard")
+    expect(page.locator("tr.agent")).to_have_count(len(ladder["ranking"]), timeout=WAIT)
+    assert page.locator("tr.agent td.name").all_text_contents() == [r["label"] for r in ladder["ranking"]]  # by Elo
+    elo = [r["elo"] for r in ladder["ranking"]]
+    assert elo == sorted(elo, reverse=True) and page.locator("tr.agent td:nth-child(3)").all_text_contents() == [
+        str(math.floor(e + 0.5))
+        for e in elo  # as Math.round
+    ]
+    expect(page.locator("#people")).to_contain_text("Nobody has finished a hand here yet")
+    plus = sum(x > 0 for row in ladder["mean"] for x in row)
+    assert page.locator("#matrix td.plus").count() == plus > 0
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    play_a_hand(server, page, room["room"])
+    page.goto(server.url + "/")
+    page.click('a[href="/leaderboard"]')  # the lobby links to it
+    row = page.locator("tr.person")
+    expect(row).to_have_count(1, timeout=WAIT)
+    status, board = get(server.url + "/api/leaderboard")
+    assert status == 200
+    (person,) = board["people"]
+    cells = row.locator("td").all_text_contents()
+    assert cells[1].strip("\u2068\u2069") == "Noura" and cells[2] == "1" and cells[4] == "0 of 0"
+    mean = person["mean_d"]
+    assert cells[3] == ("+" if mean >= 0 else "\u2212") + f"{abs(mean):.2f}"  # one hand: no interval yet
+    assert cells[5] == "heuristic 1"
+    page.screenshot(path=str(shots / "table_leaderboard.png"), full_page=True)
 
 
 QAID_CELLS = """() => [...document.querySelectorAll('.qaid-box table.qaid tr')].slice(1).map(
