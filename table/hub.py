@@ -189,6 +189,8 @@ class Hub:
             msg.update(all_message(hand, room.table.context))
         else:
             msg.update(view_message(PlayerView.from_state(hand, seat, room.table.context)))
+        if seat is not None:  # the seat open in several tabs: each of them says so
+            msg["tabs"] = sum(c.seat == seat for c in self.conns.get(room.id, ()))
         if room.gathering:
             msg["legal"] = []  # nobody acts while a finished trick lies on the table
         return msg
@@ -209,6 +211,8 @@ class Hub:
         if first and seat is not None:
             room.connected(seat, self.clock.now())
             self.changed(room)
+        elif seat is not None:
+            self.broadcast(room, self.clock.now())  # the seat's other tabs learn of this one
         else:
             conn.push(self.message(room, seat, self.clock.now()))
         return conn
@@ -223,6 +227,8 @@ class Hub:
         if conn.seat is not None and self.running and not any(c.seat == conn.seat for c in conns):
             room.disconnected(conn.seat, self.clock.now(), closed or conn.closed_page)  # R10.3
             self.changed(room)
+        elif conn.seat is not None and self.running:
+            self.broadcast(room, self.clock.now())  # one tab fewer on the seat
 
     def receive(self, conn: Conn, text: str | bytes | None) -> None:
         """One message from a seat's client: applied, or refused with a clear message."""

@@ -86,6 +86,7 @@ function seatName(seat) {
 
 function render() {
   if (!S) return;
+  if (!WATCH && ws && ws.readyState === WebSocket.OPEN) setBanner(S.tabs > 1 ? tr("otherTabs", S.tabs) : null, "warn");
   const t = T();
   document.title = tr(WATCH ? "watchingTitle" : "tableTitle");
   const mine = me();

@@ -538,6 +538,20 @@ def test_a_reload_reconnects_to_the_same_seat(server, page):
     assert len(after) == before + 1 and after[-1][3] == "person"
 
 
+def test_two_tabs_on_one_seat_are_told_so_and_the_notice_goes_with_the_other_tab(server, page):
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    expect(page.locator("#banner")).to_be_hidden()
+    second = page.context.new_page()
+    second.goto(server.url + room["url"])  # the seat's link opened again
+    second.wait_for_selector("button.call", timeout=WAIT)
+    for tab in (page, second):
+        expect(tab.locator("#banner")).to_contain_text("open in 2 tabs", timeout=WAIT)
+    second.close()
+    expect(page.locator("#banner")).to_be_hidden(timeout=WAIT)
+
+
 def test_a_score_sheet_edit_and_undo(server, page, shots):
     answers = [False, True]  # "Delete row 1?": no, then yes
     page.on("dialog", lambda d: d.accept() if answers.pop(0) else d.dismiss())
