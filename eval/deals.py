@@ -147,20 +147,29 @@ def load(path: str | os.PathLike[str] | Traversable) -> DealSet:
         raise DealSetError(str(e)) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DealSetError(f"deal set file {str(path)!r} is not readable JSON: {e}") from None
+    return from_json(data, str(path), path.name.removesuffix(".json"))
+
+
+def from_json(data: Any, where: str, name: str) -> DealSet:
+    """The deal set of a file's parsed JSON (``where``: the file, for the messages; ``name``: the
+    set's name when the file gives none), verified as ``load`` does.
+
+    Raises:
+        DealSetError: not a deal set, a bad deal (R2.4), or a checksum mismatch.
+    """
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("deals"), list):
-        raise DealSetError(f"{str(path)!r} is not a deal set of format {FORMAT}")
+        raise DealSetError(f"{where!r} is not a deal set of format {FORMAT}")
     try:
         deals = tuple(parse_deal(d) for d in data["deals"])
     except DealError as e:
-        raise DealSetError(f"deal set {str(path)!r} holds a bad deal: {e}") from None
+        raise DealSetError(f"deal set {where!r} holds a bad deal: {e}") from None
     checksum = checksum_of(deals)
     if data.get("checksum") != checksum:
         raise DealSetError(
-            f"deal set {str(path)!r}: checksum {data.get('checksum')!r} does not match its deals ({checksum}); "
+            f"deal set {where!r}: checksum {data.get('checksum')!r} does not match its deals ({checksum}); "
             "the file was edited or is corrupt"
         )
-    name = data.get("name", path.name.removesuffix(".json"))
-    return DealSet(str(name), data.get("seed"), deals, checksum, role_of(deals))
+    return DealSet(str(data.get("name", name)), data.get("seed"), deals, checksum, role_of(deals))
 
 
 def _test_deal_keys() -> frozenset[str]:

@@ -20,22 +20,16 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from baloot_env.deal import parse_deal
 from baloot_io.atomic import write_text_atomic
 from eval.cli import InputError, OneLineParser, check_database, check_output_path
 from eval.deals import DealSet, checksum_of, role_of
+from eval.games import humans_of
 from table.store import Store
 
 SOURCES = ("live", "eval", "all")
 MAX_HANDS = 1_000_000
-
-
-def humans_of(hand: dict[str, Any]) -> list[int]:
-    """The seats people played (from the room's seats at the time; none for eval hands)."""
-    seats = (hand.get("meta") or {}).get("seats") or []
-    return [i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("kind") == "person"]
 
 
 def export_games(db: str | os.PathLike[str], out: str | os.PathLike[str], source: str = "live") -> int:

@@ -35,8 +35,8 @@ from baloot_env.seats import NUM_SEATS, team_of
 from baloot_env.view import PlayerView
 from baloot_io.reading import parse_json, read_text_checked
 from eval.duplicate import hand_seed
+from eval.games import humans_of, start_of
 from eval.stats import ci95, mean_sd
-from table.replay import start_of
 from table.store import Store
 
 REFERENCE = "heuristic"  # who plays a person's seat in the replay their hand is scored against
@@ -99,17 +99,11 @@ def read_league(path: str | Path) -> dict[str, Any]:
     }
 
 
-def persons_of(hand: dict[str, Any]) -> list[int]:
-    """The seats people played (from the room's seats at the time; none for eval hands)."""
-    seats = (hand.get("meta") or {}).get("seats") or []
-    return [i for i, s in enumerate(seats) if isinstance(s, dict) and s.get("kind") == "person"]
-
-
 def replay_with(hand: dict[str, Any], agent_of: Callable[[str], Agent], reference: str = REFERENCE) -> list[int]:
     """The score [team 0, team 1] of ``hand``'s deal played again with ``reference`` in every
     person's seat and the table's bots in theirs (same rules, match score and match context)."""
     state, context = start_of(hand)
-    persons = persons_of(hand)
+    persons = humans_of(hand)
     specs = [reference if s in persons else hand["meta"]["seats"][s]["agent"] for s in range(NUM_SEATS)]
     agents = {spec: agent_of(spec) for spec in specs}
     for i, spec in enumerate(sorted(agents)):  # one seed per agent and deal: the same on every run
@@ -145,7 +139,7 @@ class Leaderboard:
             todo = self.store.live_hands_unreferenced(limit + 1)
             for hand in todo[:limit]:
                 ref: list[int] | None = None  # no person: nothing to score
-                if persons_of(hand):
+                if humans_of(hand):
                     try:
                         ref = replay_with(hand, self._agent)
                     except (AgentSpecError, KeyError, TypeError, ValueError):
@@ -160,7 +154,7 @@ class Leaderboard:
         for hand in self.store.hands(source="live", limit=10**7):
             names = (hand.get("meta") or {}).get("names") or []
             bots = sorted({s["agent"] for s in hand["meta"]["seats"] if s.get("kind") == "bot"})
-            for seat in persons_of(hand):
+            for seat in humans_of(hand):
                 if seat >= len(names):
                     continue
                 p = by.setdefault(_key(names[seat]), _person(names[seat]))

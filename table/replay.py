@@ -15,29 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from baloot_env.deal import parse_deal
-from baloot_env.hand import HandState
-from baloot_env.match import MatchContext
-from baloot_env.rules import RuleConfig
 from baloot_env.scoring import qaid
 from baloot_env.view import PlayerView
+from eval.games import start_of
 from table.views import all_message, view_message
 
 ALL = "all"
-
-
-def start_of(hand: dict[str, Any]) -> tuple[HandState, MatchContext]:
-    """A stored hand before its first action, and the match around it as every seat knew it
-    (``meta.context``; a hand stored without it: its match score only).
-
-    Raises:
-        ValueError, TypeError, KeyError: a stored hand whose fields are not a hand's.
-    """
-    rules = RuleConfig.from_dict(hand["rules"])
-    score = (int(hand["match_score"][0]), int(hand["match_score"][1]))
-    saved = (hand.get("meta") or {}).get("context")
-    context = MatchContext(**{**saved, "score": score}) if saved else MatchContext(score=score)
-    return HandState(parse_deal(hand["deal"]), rules, score), context
 
 
 def frames(hand: dict[str, Any], view: int | str = ALL) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, read_text_checked
 from eval.cli import MAX_WORKERS, memory_need, parse_yaml
 from eval.deals import DealSetError, load_named, require_development
+from eval.games import PERSON, GamesError, load_games
 from eval.promote import DEFAULT_LOOKS
 from train.hardware import DEVICES, PRECISIONS, resolve_device
 from train.labels import TARGETS, position_bytes
@@ -176,6 +177,23 @@ class PretrainConfig:
         "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
         "of the heuristic) or 'python' (the driver); other teachers always play on the driver",
     )
+    games: str = _f(
+        "",
+        "a file of people's games (python -m table export): every move a person made there, under "
+        "the run's rules, is imitated beside the teacher's positions (with positions: 0, alone)",
+    )
+
+    @property
+    def on(self) -> bool:
+        """Whether there is a warm start: the teacher's positions, people's games, or both."""
+        return self.positions > 0 or bool(self.games)
+
+    def describe(self) -> str:
+        """What the warm start imitates, for the log."""
+        what = [f"{self.teacher} on {self.positions:,} positions"] if self.positions > 0 else []
+        if self.games:
+            what.append(f"the people's moves in {self.games}")
+        return "imitating " + " and ".join(what)
 
 
 @dataclass(frozen=True)
@@ -509,6 +527,8 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
         raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
 
     check_agent(t.teacher, "pretrain.teacher")
+    if t.games:
+        check_games(t.games, e.rules)
 
     # --- expert
     x = cfg.expert
@@ -565,6 +585,23 @@ def check_agent(spec: str, where: str) -> None:
             make_agent(spec)
     except (AgentSpecError, ConfigError) as err:
         raise ConfigError(f"{where}: {_one_line(err)}") from None
+
+
+def check_games(path: str, rules: RuleConfig) -> None:
+    """``pretrain.games`` is a games file (``eval.games.load_games``: every game replays), of
+    development deals (a warm start chooses the policy: not on the test set's deals), with at
+    least one move of a person under the run's rules."""
+    try:
+        games = load_games(path)
+        require_development(games.deal_set, "a warm start on people's games")
+    except (GamesError, DealSetError) as err:
+        raise ConfigError(f"pretrain.games: {_one_line(err)}") from None
+    same = [g for g in games.games if RuleConfig.from_dict(g["rules"]) == rules]
+    if not any(a[3] == PERSON for g in same for a in g["actions"]):
+        raise ConfigError(
+            f"pretrain.games: {path!r} holds no move of a person under the run's rules "
+            f"({len(same)} of its {len(games)} games were played under them)"
+        )
 
 
 def _validate_eval(e: EvalConfig) -> None:

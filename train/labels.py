@@ -38,10 +38,11 @@ from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play_hands
 from baloot_env.observation import OBS_SIZE
-from baloot_env.rewards import Reward
+from baloot_env.rewards import Reward, hand_rewards
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
+from eval.games import PERSON, Games, decisions
 
 NetState = tuple[dict[str, Any], dict[str, torch.Tensor]]  # a network's spec (as a dict) and weights
 
@@ -269,6 +270,67 @@ def label(
             for j, team in enumerate(teams):
                 values[start + j] = turn.outcome.rewards[team]
     return Labels(obs, masks, actions, action_values, values, policy)
+
+
+@dataclass(frozen=True)
+class PeoplePositions:
+    """The people's own moves in played games (``people_positions``): the positions as the warm
+    start's arrays (observation, legal mask, one-hot target on the person's action, the hand's
+    reward for the acting team) and, per position, the index of its game."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    targets: np.ndarray
+    values: np.ndarray
+    game: np.ndarray
+    skipped: int  # games left out: played under other rules than the run's
+
+    def __len__(self) -> int:
+        return len(self.obs)
+
+    def rows(self, keep: np.ndarray) -> tuple[np.ndarray, ...]:
+        """(obs, masks, targets, values) of the positions whose game ``keep[game]`` is true."""
+        at = keep[self.game]
+        return self.obs[at], self.masks[at], self.targets[at], self.values[at]
+
+
+def people_positions(games: Games, rules: RuleConfig, reward: Reward, privileged: bool) -> PeoplePositions:
+    """Every move a person made (``by`` "person": not a time-out, a stand-in or a bot) in the
+    ``games`` played under ``rules`` (a position under other rules would teach another game),
+    seen as that seat saw it (``eval.games.decisions``); the value target is the hand's reward
+    for the acting team, as the warm start's hand episodes pay it (``hand_rewards``)."""
+    obs, masks, actions, values, game = [], [], [], [], []
+    skipped = 0
+    for g, hand in enumerate(games.games):
+        if RuleConfig.from_dict(hand["rules"]) != rules:
+            skipped += 1
+            continue
+        moves, result = decisions(hand)
+        paid = hand_rewards(reward, result, match_episode=False)
+        for d in moves:
+            if d.by != PERSON:
+                continue
+            seat = d.view.seat
+            o = d.view.observation()
+            if privileged:
+                o = np.concatenate([o, privileged_input([[d.hands[(seat + j) % 4] for j in range(4)]])[0]])
+            obs.append(o)
+            masks.append(d.view.action_mask())
+            actions.append(d.action)
+            values.append(paid[seat % 2])
+            game.append(g)
+    n = len(obs)
+    width = OBS_SIZE + (PRIVILEGED_SIZE if privileged else 0)
+    targets = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
+    targets[np.arange(n), np.asarray(actions, dtype=np.int64)] = 1.0
+    return PeoplePositions(
+        np.asarray(obs, dtype=np.float32).reshape(n, width),
+        np.asarray(masks, dtype=np.int8).reshape(n, NUM_ACTIONS),
+        targets,
+        np.asarray(values, dtype=np.float32),
+        np.asarray(game, dtype=np.int64),
+        skipped,
+    )
 
 
 def _label_task(args: tuple[Any, ...]) -> Labels:

@@ -40,11 +40,12 @@ from baloot_env.batch import BatchGame
 from baloot_env.batch.state import HANDS
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from eval.games import load_games
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.hardware import device_of, resolve_precision
-from train.labels import label, labelled_arrays
+from train.labels import PeoplePositions, label, labelled_arrays, people_positions
 from train.supervised import Fit, fit
 
 
@@ -230,50 +231,78 @@ def imitation_accuracy(net: BalootNet, data: tuple[Any, ...]) -> float:
     return float((logits.argmax(1) == targets.argmax(1)).float().mean())
 
 
+def people_split(
+    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, privileged: bool
+) -> tuple[PeoplePositions, np.ndarray]:
+    """The people's positions of ``cfg.games`` (``train.labels.people_positions``) and which games
+    are held out to judge the imitation (5% of the games, drawn from ``seed``, when there are at
+    least 20: a person's moves in one hand are alike, so hands are held out, not moves)."""
+    people = people_positions(load_games(cfg.games), rules, reward, privileged)
+    n_games = int(people.game.max()) + 1 if len(people) else 0
+    held = np.zeros(max(n_games, 1), dtype=bool)
+    if n_games >= 20:
+        rng = np.random.default_rng(seed + HELDOUT_SEED_OFFSET)
+        held[rng.permutation(n_games)[: n_games // 20]] = True
+    return people, held
+
+
 def pretrain(
     net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, quiet: bool = False
 ) -> dict[str, Any]:
-    """Fit ``net`` to the teacher in place; returns accuracy and losses for the log.
+    """Fit ``net`` to the teacher (and to the people's moves of ``cfg.games``) in place; returns
+    accuracy and losses for the log.
 
     ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the
     value head learns to predict. With ``cfg.workers`` > 1 on the CPU the fit runs in that many
     processes (``fit_positions``).
     """
-    if cfg.positions <= 0:
+    if cfg.positions <= 0 and not cfg.games:
         return {}
+    if not isinstance(reward, Reward):
+        reward = Reward("diff", reward)
     t0 = time.perf_counter()
-    data = labelled(cfg, seed, rules, reward, net.spec.privileged_critic, quiet)
-    # Held-out positions: hands of their own (a seed no chunk uses), never trained on, so that the
-    # reported imitation accuracy is a generalisation figure and not a memorisation one.
-    if uses_core(cfg):
-        held = collect_core(
-            heldout_size(cfg.positions),
-            seed + HELDOUT_SEED_OFFSET,
-            rules,
-            cfg.random_share,
-            reward,
-            net.spec.privileged_critic,
-        )
-    else:
-        held = collect(
-            heldout_size(cfg.positions),
-            seed + HELDOUT_SEED_OFFSET,
-            rules,
-            cfg.random_share,
-            reward,
-            net.spec.privileged_critic,
-            cfg.teacher,
-            cfg.soft_temperature,
-        )
-    t_collect = time.perf_counter() - t0
+    privileged = net.spec.privileged_critic
+    parts: list[tuple[torch.Tensor, ...]] = []
+    judges: dict[str, tuple[Any, ...]] = {}  # held-out positions, never trained on, by what they judge
     stats: dict[str, Any] = {}
-
-    def after_epoch(epoch: int, means: dict[str, float]) -> None:
-        stats.update(means, heldout_accuracy=imitation_accuracy(net, held))
+    if cfg.positions > 0:
+        parts.append(labelled(cfg, seed, rules, reward, privileged, quiet))
+        # Held-out positions: hands of their own (a seed no chunk uses), so that the reported
+        # imitation accuracy is a generalisation figure and not a memorisation one.
+        held_seed = seed + HELDOUT_SEED_OFFSET
+        n_held = heldout_size(cfg.positions)
+        if uses_core(cfg):
+            judges["heldout_accuracy"] = collect_core(n_held, held_seed, rules, cfg.random_share, reward, privileged)
+        else:
+            judges["heldout_accuracy"] = collect(
+                n_held, held_seed, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature
+            )
+    if cfg.games:
+        people, held_games = people_split(cfg, seed, rules, reward, privileged)
+        parts.append(tuple(torch.from_numpy(a) for a in people.rows(~held_games)))
+        if held_games.any():
+            judges["people_heldout_accuracy"] = people.rows(held_games)
+        stats.update(people_positions=len(people), people_games_skipped=people.skipped)
         if not quiet:
             print(
-                f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {stats['heldout_accuracy']:.1%} "
-                f"on {len(held[0]):,} held-out positions ({stats['train_accuracy']:.1%} on the training positions), "
+                f"[pretrain] {len(people):,} moves of people from {cfg.games} "
+                f"({people.skipped} games under other rules left out, {int(held_games.sum())} held out)",
+                file=sys.stderr,
+                flush=True,
+            )
+    data = parts[0] if len(parts) == 1 else tuple(torch.cat(cols) for cols in zip(*parts, strict=True))
+    t_collect = time.perf_counter() - t0
+
+    def after_epoch(epoch: int, means: dict[str, float]) -> None:
+        stats.update(means, **{k: imitation_accuracy(net, held) for k, held in judges.items()})
+        if not quiet:
+            judged = "".join(
+                f"{stats[k]:.1%} on {len(held[0]):,} held-out positions ({'people' if k.startswith('people') else 'teacher'}), "
+                for k, held in judges.items()
+            )
+            print(
+                f"[pretrain] epoch {epoch + 1}/{cfg.epochs}: imitation accuracy {judged}"
+                f"{stats['train_accuracy']:.1%} on the training positions, "
                 f"policy loss {stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}",
                 file=sys.stderr,
                 flush=True,

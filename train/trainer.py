@@ -137,11 +137,11 @@ class Trainer(RunFrame):
     def _pretrain(self) -> None:
         """Behaviour-cloning warm start (``train.pretrain``), before the first PPO update."""
 
-        if self.cfg.pretrain.positions <= 0:
+        if not self.cfg.pretrain.on:
             return
         if not self.quiet:
             self.log(
-                f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions, "
+                f"pretraining: {self.cfg.pretrain.describe()}, "
                 f"{hardware_words(self.cfg.device, self.cfg.pretrain.precision)}"
             )
         e = self.cfg.env

@@ -162,14 +162,14 @@ class RLlibTrainer(RunFrame):
         if self.cfg.init_from:
             self.set_weights(self._init_weights)
             return
-        if self.cfg.pretrain.positions <= 0:
+        if not self.cfg.pretrain.on:
             return
 
         e = self.cfg.env
         net = BalootNet(self.cfg.net.spec())
         init_like_sb3(net)
         if not self.quiet:
-            self.log(f"pretraining: imitating {self.cfg.pretrain.teacher} on {self.cfg.pretrain.positions:,} positions")
+            self.log(f"pretraining: {self.cfg.pretrain.describe()}")
         stats = pretrain(
             net, self.cfg.pretrain, self.cfg.seed, e.rules, Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet
         )
