@@ -62,9 +62,12 @@ def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
         config = NetSearchConfig.from_dict(params)
     except ValueError as e:  # ConfigError
         raise AgentSpecError(str(e)) from None
-    if resolve_spec(config.policy)["agent"] != "policy":
-        raise AgentSpecError(f"netsearch param policy must be a policy bundle folder, got {config.policy!r}")
-    return NetSearchAgent(seed, config, make_agent(config.policy, seed))
+    for key in ("policy", "rollout"):
+        value = getattr(config, key)
+        if value and resolve_spec(value)["agent"] != "policy":
+            raise AgentSpecError(f"netsearch param {key} must be a policy bundle folder, got {value!r}")
+    rollout = make_agent(config.rollout, seed) if config.rollout else None
+    return NetSearchAgent(seed, config, make_agent(config.policy, seed), rollout)
 
 
 class SplitAgent(Agent):
@@ -107,7 +110,7 @@ AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
 
 
 # The params that name other agents (agent specs), by agent.
-SPEC_PARAMS: dict[str, tuple[str, ...]] = {"split": ("bidding", "play"), "netsearch": ("policy",)}
+SPEC_PARAMS: dict[str, tuple[str, ...]] = {"split": ("bidding", "play"), "netsearch": ("policy", "rollout")}
 
 
 def known_agents() -> list[str]:
@@ -195,7 +198,7 @@ def policy_bundles(spec: str) -> list[str]:
             params["policy"] = DEFAULT_POLICY
         for key in SPEC_PARAMS.get(resolved["agent"], ()):
             value = params.get(key)
-            if isinstance(value, str) and depth < MAX_SPEC_DEPTH:
+            if isinstance(value, str) and value and depth < MAX_SPEC_DEPTH:
                 walk(value, depth + 1)
 
     walk(spec, 0)

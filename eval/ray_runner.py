@@ -125,7 +125,7 @@ def pack_spec(spec: str) -> dict[str, Any]:
         return {"kind": "bundle", "name": folder.name or "bundle", "files": files}
     data = load_spec_file(spec)
     names = SPEC_PARAMS.get(data["agent"], ())  # params that name agents travel packed too
-    params = {k: pack_spec(v) if k in names else v for k, v in data["params"].items()}
+    params = {k: pack_spec(v) if k in names and v else v for k, v in data["params"].items()}
     return {"kind": "file", "name": Path(spec).name, "agent": data["agent"], "params": params}
 
 
@@ -165,7 +165,7 @@ def unpack_spec(packed: dict[str, Any], root: Path | None = None) -> str:
                 pass
         return str(path)
     names = SPEC_PARAMS.get(packed["agent"], ())
-    params = {k: unpack_spec(v, root.parent.parent) if k in names else v for k, v in packed["params"].items()}
+    params = {k: unpack_spec(v, root.parent.parent) if k in names and v else v for k, v in packed["params"].items()}
     if not path.is_file():
         root.mkdir(parents=True, exist_ok=True)
         tmp = root / f".{packed['name']}.{os.getpid()}"

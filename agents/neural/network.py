@@ -148,6 +148,11 @@ class BalootNet(nn.Module):
         out: torch.Tensor = self.value_out(self.value_latent(self.features(full_input), full_input)).squeeze(-1)
         return out
 
+    def card_logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """The card head's 32 logits, unmasked (a playout's card play, where only cards are legal)."""
+        out: torch.Tensor = self.card_head(self.features(obs))
+        return out
+
     def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """``forward``'s masked logits alone, without the value head (an opponent's move)."""
         return _masked(self.logits_from_features(self.features(obs)), mask)

@@ -46,7 +46,8 @@ from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
 
 BIDDING_BY = ("network", "search")  # who makes the bidding and doubling decisions
-LEAVES = ("playout", "critic")  # what values a card in a world: heuristic playouts, or the network's critic
+# what values a card in a world: heuristic playouts, the network's critic, or playouts of the network's policy
+LEAVES = ("playout", "critic", "policy")
 DEFAULT_POLICY = "policies/champion"
 # The search underneath searches its calls unless the params say otherwise: measured the
 # strongest setting on development deals (docs/RESULTS.md, "Searched calls").
@@ -63,8 +64,12 @@ class NetSearchConfig:
             per nat; 0 uses the network only to break exact ties.
         bidding: ``"network"`` or ``"search"`` (the search player's) bidding and doubling.
         bid_prior: with searched bids, the weight of the network's log-probability of a bid.
-        leaves: ``"playout"`` (the search's heuristic playouts) or ``"critic"`` (the network's
-            privileged critic values the position after the card, ``critic_leaves``).
+        leaves: ``"playout"`` (the search's heuristic playouts), ``"critic"`` (the network's
+            privileged critic values the position after the card, ``critic_leaves``) or
+            ``"policy"`` (playouts in which every seat plays a network's greedy card,
+            ``policy_leaves``).
+        rollout: with ``leaves: "policy"``, the policy bundle that plays the playouts (a small,
+            fast one, say a distilled student); empty: ``policy`` itself.
         search: the search underneath (``SEARCH_DEFAULTS``: searched, conditioned calls); in a
             params mapping its fields (``worlds``, ``calls``, ...) sit beside the ones above.
     """
@@ -74,6 +79,7 @@ class NetSearchConfig:
     bidding: str = "search"
     bid_prior: float = 0.0
     leaves: str = "playout"
+    rollout: str = ""
     search: SearchConfig = field(default_factory=lambda: SearchConfig(**SEARCH_DEFAULTS))
 
     def __post_init__(self) -> None:
@@ -86,8 +92,12 @@ class NetSearchConfig:
             raise ConfigError(f"netsearch param bidding must be one of {BIDDING_BY}, got {self.bidding!r}")
         if self.leaves not in LEAVES:
             raise ConfigError(f"netsearch param leaves must be one of {LEAVES}, got {self.leaves!r}")
-        if self.leaves == "critic" and self.search.backend != "core":
-            raise ConfigError("netsearch param leaves 'critic' needs the search's backend 'core'")
+        if self.leaves != "playout" and self.search.backend != "core":
+            raise ConfigError(f"netsearch param leaves {self.leaves!r} needs the search's backend 'core'")
+        if not isinstance(self.rollout, str) or (self.rollout and self.leaves != "policy"):
+            raise ConfigError(
+                f"netsearch param rollout names the playouts' bundle of leaves 'policy', got {self.rollout!r}"
+            )
 
     @classmethod
     def from_dict(cls, data: object) -> NetSearchConfig:
@@ -98,7 +108,7 @@ class NetSearchConfig:
         own = {k: v for k, v in data.items() if k in _OWN}
         base = from_mapping(_Own, own, "netsearch param")
         search = SearchConfig.from_dict(SEARCH_DEFAULTS | {k: v for k, v in data.items() if k not in _OWN})
-        return cls(base.policy, base.prior, base.bidding, base.bid_prior, base.leaves, search)
+        return cls(base.policy, base.prior, base.bidding, base.bid_prior, base.leaves, base.rollout, search)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat params mapping that ``from_dict`` reads back."""
@@ -108,6 +118,7 @@ class NetSearchConfig:
             "bidding": self.bidding,
             "bid_prior": self.bid_prior,
             "leaves": self.leaves,
+            **({"rollout": self.rollout} if self.rollout else {}),
         }
         return {**own, **self.search.to_dict()}
 
@@ -121,6 +132,7 @@ class _Own:
     bidding: str = "search"
     bid_prior: float = 0.0
     leaves: str = "playout"
+    rollout: str = ""
 
 
 _OWN = frozenset(f.name for f in fields(_Own))
@@ -132,13 +144,16 @@ class NetSearchAgent(Agent):
     name = "netsearch"
     deterministic = False
 
-    def __init__(self, seed: int, config: NetSearchConfig, policy: Agent):
+    def __init__(self, seed: int, config: NetSearchConfig, policy: Agent, rollout: Agent | None = None):
+        """``rollout``: the agent of ``config.rollout`` (a policy bundle), which plays the
+        playouts of ``leaves: "policy"``; None: ``policy`` plays them."""
         super().__init__(seed)
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.policy import PolicyAgent
 
-        if not isinstance(policy, PolicyAgent):
-            raise TypeError(f"netsearch needs a policy bundle, got {type(policy).__name__}")
+        for who in (policy, rollout or policy):
+            if not isinstance(who, PolicyAgent):
+                raise TypeError(f"netsearch needs policy bundles, got {type(who).__name__}")
         self.config = config
         self.policy = policy
         leaf_sums = None
@@ -151,6 +166,11 @@ class NetSearchAgent(Agent):
                     f"netsearch param leaves 'critic' needs a policy with a privileged critic; {config.policy} has none"
                 )
             leaf_sums = partial(critic_sums, policy.net)
+        elif config.leaves == "policy":
+            from agents.search_player.policy_leaves import policy_sums
+
+            self.rollout = rollout or policy
+            leaf_sums = partial(policy_sums, self.rollout.net)
         self.search = SearchAgent(seed, config.search, leaf_sums)
         self.last_stats: dict[str, Any] = {}
 

@@ -1,0 +1,121 @@
+"""Playouts continued by a network's policy (``agents.search_player.policy_leaves``) against the
+engine: for decisions of real hands, with the true holdings as the one world, each legal card's
+value must be the hand played on through ``HandState`` with every seat choosing the network's
+best legal card from its own ``PlayerView`` (a ``PolicyAgent``'s greedy move), then the exact
+endgame and the hand's score (R7), as ``SearchAgent._finish`` finishes a heuristic playout."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from agents import HeuristicAgent, PlayerView
+from agents.neural.network import BalootNet, NetSpec
+from agents.neural.policy import PolicyAgent
+from agents.registry import make_agent
+from agents.search_player.batch_search import search_sums
+from agents.search_player.endgame import solve
+from agents.search_player.netsearch import NetSearchConfig
+from agents.search_player.player import cards_left, leaf_function, world_row
+from agents.search_player.policy_leaves import policy_sums
+from baloot_env.batch.state import rule_switches
+from baloot_env.cards import cards_of
+from baloot_env.deal import random_deal
+from baloot_env.errors import ConfigError
+from baloot_env.hand import PLAY, HandState
+from baloot_env.rules import RuleConfig
+from baloot_env.seats import team_of
+
+
+def _decisions(rules: RuleConfig, hands: int, seed: int):
+    """(state, seat) at every card decision with two or more legal cards, heuristic play."""
+    rng = random.Random(seed)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    for _ in range(hands):
+        state = HandState(random_deal(rng), rules)
+        while state.result is None:
+            seat = state.to_act
+            view = PlayerView.from_state(state, seat)
+            if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1:
+                yield state, seat
+            state.apply(agents[seat].act(view))
+
+
+def _engine_value(state: HandState, seat: int, card: int, player: PolicyAgent, endgame_cards: int) -> float:
+    """The reference: ``card``, then every seat's greedy network card on the engine, then the
+    exact last tricks; game points for the deciding seat's team."""
+    team = team_of(seat)
+    leaf = leaf_function(state, team)
+    s = state.clone()
+    s.apply(card)
+    while s.phase == PLAY and cards_left(s) > endgame_cards:
+        view = PlayerView.from_state(s, s.to_act)
+        s.apply(player.act_arrays(view.observation()[None], view.action_mask()[None])[0])
+    if s.phase != PLAY:
+        return float(leaf(s.raw[0], s.tricks_won[0]))
+    trick = list(zip(s.trick_seats, s.trick_cards, strict=True))
+    return float(solve(s.hands, s.to_act, trick, s.trump, s.raw[0], s.tricks_won[0], len(s.tricks), team, leaf))
+
+
+@pytest.mark.parametrize(
+    "rules,endgame_cards",
+    [(RuleConfig(), 12), (RuleConfig(), 0), (RuleConfig(projects=False, sun_double=True), 8)],
+    ids=["rules", "no-endgame", "variant"],
+)
+def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_cards):
+    sw = rule_switches(rules, "hand")
+    torch.manual_seed(4)
+    net = BalootNet(NetSpec(trunk=(48,), head_hidden=16, value_hidden=(8,))).eval()
+    player = PolicyAgent(net, {"name": "random-net"}, deterministic=True)
+    checked = 0
+    for state, seat in _decisions(rules, 6, seed=9):
+        view = PlayerView.from_state(state, seat)
+        legal = cards_of(view.legal_mask)
+        worlds = np.array([state.hands, state.hands], dtype=np.int64)  # the same world twice: twice its value
+        got = policy_sums(
+            net, world_row(view, list(state.hands), rules), worlds, np.array(legal), sw, team_of(seat), endgame_cards
+        )
+        for i, card in enumerate(legal):
+            assert got[i] == 2 * _engine_value(state, seat, card, player, endgame_cards), (card, got[i])
+            checked += 1
+    assert checked > 60
+
+
+def test_a_network_that_plays_as_the_heuristic_would_not_change_the_endgame_values():
+    """With the endgame reached at once (every card left solved exactly), the policy does not
+    matter: the values are the heuristic playout search's, to the bit."""
+    rules = RuleConfig()
+    sw = rule_switches(rules, "hand")
+    net = BalootNet(NetSpec(trunk=(8,), head_hidden=8, value_hidden=(8,))).eval()
+    seen = 0
+    for state, seat in _decisions(rules, 8, seed=2):
+        if cards_left(state) > 13:
+            continue
+        view = PlayerView.from_state(state, seat)
+        cards = np.array(cards_of(view.legal_mask), dtype=np.int64)
+        template, worlds = world_row(view, list(state.hands), rules), np.array([state.hands], dtype=np.int64)
+        sums = np.zeros(len(cards))
+        search_sums(template, worlds, cards, sw, team_of(seat), 12, 0.0, 1, np.zeros(1, dtype=np.uint64), sums)
+        assert policy_sums(net, template, worlds, cards, sw, team_of(seat), 12).tolist() == sums.tolist()
+        seen += 1
+    assert seen > 10
+
+
+def test_netsearch_takes_policy_leaves_and_a_rollout_bundle_only_with_them(tmp_path):
+    spec = tmp_path / "ns.json"
+    spec.write_text(
+        json.dumps({"agent": "netsearch", "params": {"leaves": "policy", "worlds": 8, "rollout": "policies/champion"}})
+    )
+    agent = make_agent(str(spec))
+    assert agent.rollout.net is not agent.policy.net  # the rollout bundle loaded on its own
+    state = next(_decisions(RuleConfig(), 1, seed=1))[0]
+    view = PlayerView.from_state(state, state.to_act)
+    assert agent.act(view) in cards_of(view.legal_mask)
+    with pytest.raises(ConfigError, match="rollout"):
+        NetSearchConfig.from_dict({"rollout": "policies/champion"})  # playout leaves: no rollout bundle
+    with pytest.raises(ConfigError, match="backend 'core'"):
+        NetSearchConfig.from_dict({"leaves": "policy", "backend": "python"})
