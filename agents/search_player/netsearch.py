@@ -151,9 +151,9 @@ class NetSearchAgent(Agent):
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.policy import PolicyAgent
 
-        for who in (policy, rollout or policy):
-            if not isinstance(who, PolicyAgent):
-                raise TypeError(f"netsearch needs policy bundles, got {type(who).__name__}")
+        playouts = rollout or policy
+        if not isinstance(policy, PolicyAgent) or not isinstance(playouts, PolicyAgent):
+            raise TypeError(f"netsearch needs policy bundles, got {type(policy).__name__}, {type(playouts).__name__}")
         self.config = config
         self.policy = policy
         leaf_sums = None
@@ -169,8 +169,8 @@ class NetSearchAgent(Agent):
         elif config.leaves == "policy":
             from agents.search_player.policy_leaves import policy_sums
 
-            self.rollout = rollout or policy
-            leaf_sums = partial(policy_sums, self.rollout.net)
+            self.rollout = playouts
+            leaf_sums = partial(policy_sums, playouts.net)
         self.search = SearchAgent(seed, config.search, leaf_sums)
         self.last_stats: dict[str, Any] = {}
 
