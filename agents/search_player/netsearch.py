@@ -183,32 +183,39 @@ class NetSearchAgent(Agent):
         return {"agent": self.name, "params": self.config.to_dict(), "policy": self.policy.describe()}
 
     def act(self, view: PlayerView) -> int:
+        return self.decide(view)[0]
+
+    def decide(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
+        """The action and, for a searched choice, every legal action's value (else None), as
+        ``SearchAgent.decide`` gives them: the labelling of positions (``train.labels``, expert
+        iteration's teacher) turns the values into targets."""
         if view.phase != PLAY:
             if self.config.bidding == "network":
-                return self.policy.act(view)
+                return self.policy.act(view), None
             if self.config.search.calls == "searched":
                 return self._searched_call(view)
-            return self.search.act(view)  # the heuristic's bars (R3, R4)
+            return self.search.act(view), None  # the heuristic's bars (R3, R4)
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], None
         values = self.search.evaluate(view)
         self.last_stats = self.search.last_stats
         if not self.config.prior:
             best = max(values.values())
             tied = [c for c in legal if values[c] == best]
             if len(tied) == 1:
-                return tied[0]  # no tie to break: the network is not asked (no forward pass)
-        return choose(legal, values, self.log_policy(view), self.config.prior)
+                return tied[0], values  # no tie to break: the network is not asked (no forward pass)
+        return choose(legal, values, self.log_policy(view), self.config.prior), values
 
-    def _searched_call(self, view: PlayerView) -> int:
-        """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's log-probability."""
+    def _searched_call(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
+        """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's
+        log-probability, and every legal call's value (None when only one is legal)."""
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], None
         values, used = self.search.call_values(view)
         self.last_stats = {"worlds": used, "call_values": values}
-        return choose(legal, values, self.log_policy(view), self.config.bid_prior)
+        return choose(legal, values, self.log_policy(view), self.config.bid_prior), values
 
     def log_policy(self, view: PlayerView) -> np.ndarray:
         """The network's log-probabilities of the 42 actions for this view (-inf when illegal)."""

@@ -86,6 +86,21 @@ def test_prior_zero_plays_one_of_the_searchs_best_cards(policy):
     assert differs > 0
 
 
+def test_decide_gives_the_card_act_plays_and_the_searchs_values_of_every_card(policy):
+    """``decide`` (a teacher's labels) is ``act`` with the search's values beside the card."""
+    cfg = NetSearchConfig(prior=0.0, search=SearchConfig(worlds=12))
+    for i, state in enumerate(_play_positions(4, 20)):
+        view = PlayerView.from_state(state, state.to_act)
+        card, values = NetSearchAgent(i, cfg, policy).decide(view)
+        assert card == NetSearchAgent(i, cfg, policy).act(view)  # same seed: the same worlds
+        assert values == SearchAgent(i, cfg.search).evaluate(view)
+    searched = NetSearchAgent(0, NetSearchConfig.from_dict({"worlds": 4, "call_worlds": 16}), policy)
+    state = HandState(random_deal(random.Random(5)))
+    view = PlayerView.from_state(state, state.to_act)
+    call, values = searched.decide(view)  # a searched bid: every legal call valued
+    assert values is not None and sorted(values) == cards_of(view.legal_mask) and call in values
+
+
 def test_a_huge_prior_plays_the_networks_card(policy):
     cfg = NetSearchConfig(prior=1e6, search=SearchConfig(worlds=4))
     for i, state in enumerate(_play_positions(2, 20)):
