@@ -136,3 +136,21 @@ def biased_action(rng: random.Random, state: HandState, raise_p: float = 0.4) ->
     if state.phase == DOUBLING:
         return legal[1] if rng.random() < raise_p else PASS
     raise ValueError(f"no action in phase {state.phase}")
+
+
+def card_decisions(rules: RuleConfig, hands: int, seed: int):
+    """(state, seat) at every card decision (R5) with two or more legal cards, in ``hands``
+    seeded hands played by ``heuristic`` in every seat."""
+    from agents import HeuristicAgent, PlayerView
+    from baloot_env.deal import random_deal
+
+    rng = random.Random(seed)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    for _ in range(hands):
+        state = HandState(random_deal(rng), rules)
+        while state.result is None:
+            seat = state.to_act
+            view = PlayerView.from_state(state, seat)
+            if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1:
+                yield state, seat
+            state.apply(agents[seat].act(view))

@@ -20,6 +20,12 @@ policy bundle inside the loop, each use a switch:
   deals, ``agents.search_player.calls``). With searched bids, ``bid_prior`` weighs the
   network's log-probability of each bid beside its searched value, as ``prior`` does for cards.
 
+* **playouts** (``leaves``): ``"playout"`` values a card in a world by the heuristic's playout;
+  ``"policy"`` by a playout in which every seat plays a network's greedy card from its own view
+  in that world (``policy_leaves``; the network of ``rollout``, by default ``policy``), so that a
+  card is judged by how it fares when the hand goes on as the network plays it; ``"critic"`` by
+  the network's privileged critic right after the card (``critic_leaves``).
+
 The network sees only the seat's ``PlayerView`` (its observation), like every agent; the search
 sees only what the view shows (its sampler). One forward pass per decision costs about 0.2 ms
 beside the playouts (``benchmarks/decision_time.py``). Measured on development deals

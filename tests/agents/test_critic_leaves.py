@@ -9,38 +9,22 @@ equal those values put together by hand with the network's value head.
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
 import torch
 
-from agents import HeuristicAgent, PlayerView
+from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec, privileged_input
 from agents.search_player.batch_search import search_sums
 from agents.search_player.critic_leaves import REWARD_SCALE, critic_sums, leaf_rows
 from agents.search_player.player import world_row
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import cards_of
-from baloot_env.deal import random_deal
 from baloot_env.hand import PLAY, HandState
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
-
-
-def _decisions(rules: RuleConfig, hands: int, seed: int):
-    """(state, seat) at every card decision with two or more legal cards, heuristic play."""
-    rng = random.Random(seed)
-    agents = [HeuristicAgent(s) for s in range(4)]
-    for _ in range(hands):
-        state = HandState(random_deal(rng), rules)
-        while state.result is None:
-            seat = state.to_act
-            view = PlayerView.from_state(state, seat)
-            if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1:
-                yield state, seat
-            state.apply(agents[seat].act(view))
+from tests.helpers import card_decisions
 
 
 def _expected(state: HandState, seat: int, card: int) -> tuple[str, object]:
@@ -61,7 +45,7 @@ def _expected(state: HandState, seat: int, card: int) -> tuple[str, object]:
 def test_leaf_rows_are_the_engines_observations_and_scores(rules):
     sw = rule_switches(rules, "hand")
     checked = {"row": 0, "exact": 0}
-    for state, seat in _decisions(rules, 12, seed=5):
+    for state, seat in card_decisions(rules, 12, seed=5):
         view = PlayerView.from_state(state, seat)
         legal = cards_of(view.legal_mask)
         worlds = np.array([state.hands], dtype=np.int64)
@@ -90,7 +74,7 @@ def test_endgame_leaves_are_the_playout_searchs_exact_values():
     sw = rule_switches(rules, "hand")
     endgame = 12
     seen = 0
-    for state, seat in _decisions(rules, 12, seed=7):
+    for state, seat in card_decisions(rules, 12, seed=7):
         left = sum(bin(h).count("1") for h in state.hands)
         if left > endgame:
             continue
@@ -114,7 +98,7 @@ def test_critic_sums_add_the_value_heads_estimates_and_the_exact_leaves():
     torch.manual_seed(3)
     net = BalootNet(NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), privileged_critic=True)).eval()
     seen = 0
-    for state, seat in _decisions(rules, 4, seed=11):
+    for state, seat in card_decisions(rules, 4, seed=11):
         view = PlayerView.from_state(state, seat)
         legal = cards_of(view.legal_mask)
         worlds = np.array([state.hands, state.hands], dtype=np.int64)  # the same world twice: twice its value

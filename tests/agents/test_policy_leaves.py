@@ -7,13 +7,12 @@ endgame and the hand's score (R7), as ``SearchAgent._finish`` finishes a heurist
 from __future__ import annotations
 
 import json
-import random
 
 import numpy as np
 import pytest
 import torch
 
-from agents import HeuristicAgent, PlayerView
+from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.registry import make_agent
@@ -24,25 +23,11 @@ from agents.search_player.player import cards_left, leaf_function, world_row
 from agents.search_player.policy_leaves import policy_sums
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import cards_of
-from baloot_env.deal import random_deal
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY, HandState
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
-
-
-def _decisions(rules: RuleConfig, hands: int, seed: int):
-    """(state, seat) at every card decision with two or more legal cards, heuristic play."""
-    rng = random.Random(seed)
-    agents = [HeuristicAgent(s) for s in range(4)]
-    for _ in range(hands):
-        state = HandState(random_deal(rng), rules)
-        while state.result is None:
-            seat = state.to_act
-            view = PlayerView.from_state(state, seat)
-            if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1:
-                yield state, seat
-            state.apply(agents[seat].act(view))
+from tests.helpers import card_decisions
 
 
 def _engine_value(state: HandState, seat: int, card: int, player: PolicyAgent, endgame_cards: int) -> float:
@@ -72,7 +57,7 @@ def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_car
     net = BalootNet(NetSpec(trunk=(48,), head_hidden=16, value_hidden=(8,))).eval()
     player = PolicyAgent(net, {"name": "random-net"}, deterministic=True)
     checked = 0
-    for state, seat in _decisions(rules, 6, seed=9):
+    for state, seat in card_decisions(rules, 6, seed=9):
         view = PlayerView.from_state(state, seat)
         legal = cards_of(view.legal_mask)
         worlds = np.array([state.hands, state.hands], dtype=np.int64)  # the same world twice: twice its value
@@ -92,7 +77,7 @@ def test_a_network_that_plays_as_the_heuristic_would_not_change_the_endgame_valu
     sw = rule_switches(rules, "hand")
     net = BalootNet(NetSpec(trunk=(8,), head_hidden=8, value_hidden=(8,))).eval()
     seen = 0
-    for state, seat in _decisions(rules, 8, seed=2):
+    for state, seat in card_decisions(rules, 8, seed=2):
         if cards_left(state) > 13:
             continue
         view = PlayerView.from_state(state, seat)
@@ -112,7 +97,7 @@ def test_netsearch_takes_policy_leaves_and_a_rollout_bundle_only_with_them(tmp_p
     )
     agent = make_agent(str(spec))
     assert agent.rollout.net is not agent.policy.net  # the rollout bundle loaded on its own
-    state = next(_decisions(RuleConfig(), 1, seed=1))[0]
+    state = next(card_decisions(RuleConfig(), 1, seed=1))[0]
     view = PlayerView.from_state(state, state.to_act)
     assert agent.act(view) in cards_of(view.legal_mask)
     with pytest.raises(ConfigError, match="rollout"):
