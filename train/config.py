@@ -244,6 +244,11 @@ class ExpertConfig:
         "earlier rounds whose labels each round fits again beside its own (DAgger's aggregation; "
         "kept in RUN_DIR/expert_labels); 0: the round's own labels only",
     )
+    guide: bool = _f(
+        False,
+        "with a netsearch teacher of leaves 'policy': the round's learner plays its playouts "
+        "(the network guides the search that teaches it), not the teacher's rollout bundle",
+    )
 
 
 @dataclass(frozen=True)
@@ -549,6 +554,13 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _fits("expert.positions", what, held, cfg.net.privileged_critic)
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
     check_agent(x.teacher, "expert.teacher")
+    if x.guide:
+        with torch.random.fork_rng(devices=[]):
+            guided = getattr(make_agent(x.teacher), "guided", False)
+        if not guided:
+            raise ConfigError(
+                f"expert.guide needs a teacher whose playouts a network plays (netsearch, leaves 'policy'), got {x.teacher!r}"
+            )
 
     # --- calls
     validate_calls(cfg.calls)

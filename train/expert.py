@@ -75,6 +75,7 @@ def label_round(net: BalootNet, cfg: ExpertConfig, seed: int, rules: RuleConfig,
         cfg.random_share,
         cfg.workers,
         quiet=quiet,
+        guide=cfg.guide,
     )
 
 
@@ -135,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     lab.add_argument("--learner-share", type=float, default=d.learner_share)
     lab.add_argument("--random-share", type=float, default=d.random_share)
     lab.add_argument("--workers", type=int, default=d.workers)
+    lab.add_argument("--guide", action="store_true", help="the --policy plays the teacher's playouts (expert.guide)")
     lab.add_argument("--seed", type=int, default=0)
     lab.add_argument("--out", required=True, help="the labels file (.npz)")
     fit_p = sub.add_parser("fit", help="fit a bundle to a labels file and write the new bundle to --out")
@@ -174,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 learner_share=a.learner_share,
                 random_share=a.random_share,
                 workers=a.workers,
+                guide=a.guide,
             )
             config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
             check_output_path(a.out, "--out")

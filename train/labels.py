@@ -213,14 +213,18 @@ def label(
     player: NetState | None,
     learner_share: float = 1.0,
     random_share: float = 0.0,
+    guide: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> Labels:
     """``n`` positions of the learner's games (``player``: its network state; None: the teacher
-    plays) labelled by the teacher (module docstring, steps 1 and 2); every draw from ``seed``."""
+    plays) labelled by the teacher (module docstring, steps 1 and 2); every draw from ``seed``.
+    With ``guide`` the learner plays the teacher's playouts (``NetSearchAgent.set_rollout``)."""
     rng = random.Random(seed)
     teacher = make_agent(teacher_spec, seed)
     decide = getattr(teacher, "decide", None)
     agent = learner(player, seed + 1) if player is not None else None
+    if guide and agent is not None:
+        teacher.set_rollout(agent)  # type: ignore[attr-defined]  # a guided netsearch (checked by the config)
     sampler = np.random.default_rng(seed + 1)  # the learner's draws
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
@@ -351,12 +355,13 @@ def label_parallel(
     workers: int,
     chunks: int = 0,
     quiet: bool = False,
+    guide: bool = False,
 ) -> Labels:
     """``label`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
     chunks = chunks or 8 * max(1, workers)
     sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
     tasks = [
-        (m, seed + k, rules, reward, privileged, teacher_spec, player, learner_share, random_share)
+        (m, seed + k, rules, reward, privileged, teacher_spec, player, learner_share, random_share, guide)
         for k, m in enumerate(sizes)
     ]
     parts: list[Labels] = []

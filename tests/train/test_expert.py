@@ -267,3 +267,27 @@ def test_the_curve_lists_every_rounds_evaluation_against_each_opponent(tmp_path,
         assert main(["curve", *bad]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("error:") and "\n" not in err
+
+
+def test_guide_lets_the_learner_play_the_teachers_playouts(tmp_path):
+    """``expert.guide``: the labels of a netsearch teacher with policy playouts are those of the
+    same teacher whose ``rollout`` bundle is the learner, and not those of its own rollout."""
+    from agents.neural.bundle import save_bundle
+
+    player = _player(seed=2)
+    net = BalootNet(NetSpec.from_dict(player[0]))
+    net.load_state_dict(player[1])
+    bundle = save_bundle(tmp_path / "learner", net, name="learner", rules=RuleConfig())
+    params = {"leaves": "policy", "worlds": 4, "calls": "heuristic"}
+    guided, fixed = tmp_path / "guided.json", tmp_path / "fixed.json"
+    guided.write_text(json.dumps({"agent": "netsearch", "params": params}))
+    fixed.write_text(json.dumps({"agent": "netsearch", "params": {**params, "rollout": str(bundle)}}))
+    a = label(80, 3, RuleConfig(), REWARD, False, str(guided), player, guide=True)
+    b = label(80, 3, RuleConfig(), REWARD, False, str(fixed), player)
+    c = label(80, 3, RuleConfig(), REWARD, False, str(guided), player)  # the champion plays the playouts
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.obs, c.obs)  # the learner's games every time
+    assert np.array_equal(a.action_values, b.action_values, equal_nan=True)
+    assert not np.array_equal(a.action_values, c.action_values, equal_nan=True)
+    with pytest.raises(ConfigError, match="expert.guide needs a teacher whose playouts a network plays"):
+        config_from_dict({"expert": {"guide": True, "teacher": SEARCH4}})
+    config_from_dict({"expert": {"guide": True, "teacher": str(guided)}})  # accepted
