@@ -237,9 +237,10 @@ def people_split(
     """The people's positions of ``cfg.games`` (``train.labels.people_positions``) and which games
     are held out to judge the imitation (5% of the games, drawn from ``seed``, when there are at
     least 20: a person's moves in one hand are alike, so hands are held out, not moves)."""
-    people = people_positions(load_games(cfg.games), rules, reward, privileged)
-    n_games = int(people.game.max()) + 1 if len(people) else 0
-    held = np.zeros(max(n_games, 1), dtype=bool)
+    games = load_games(cfg.games)
+    people = people_positions(games, rules, reward, privileged)
+    n_games = len(games)
+    held = np.zeros(n_games, dtype=bool)
     if n_games >= 20:
         rng = np.random.default_rng(seed + HELDOUT_SEED_OFFSET)
         held[rng.permutation(n_games)[: n_games // 20]] = True
