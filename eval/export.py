@@ -104,7 +104,8 @@ def export_main(argv: list[str]) -> int:
         par = verify_export(args.policy, args.out, args.check)
         print(
             f"parity on {par.positions} positions: argmax agrees on {par.argmax_agree}, largest logit difference "
-            f"{par.max_logit_diff:.2e}, value {par.max_value_diff:.2e}: {'OK' if par.ok else 'MISMATCH'}"
+            f"{par.max_logit_diff:.2e} (tolerance {par.logit_tolerance:.1e}), value {par.max_value_diff:.2e}: "
+            f"{'OK' if par.ok else 'MISMATCH'}"
         )
         if not par.ok:
             raise ExportError(f"the exported model disagrees with torch: {par}")

@@ -325,10 +325,10 @@ def test_well_formed_evaluations_of_every_writer_load(tmp_path):
     assert "evaluations" not in load_policy(folder).manifest
 
 
-@pytest.mark.parametrize("name", ["champion", "strong"])
+@pytest.mark.parametrize("name", ["champion", "expert", "strong"])
 def test_the_shipped_bundles_load_with_their_test_set_figures(name, caplog):
-    """The champion and the previous one (where configs/expert.yaml starts) verify, and loading
-    one logs its recorded figures against heuristic on test960."""
+    """The champion and the previous two (where configs/expert_guided.yaml and configs/expert.yaml
+    start) verify, and loading one logs its recorded figures against heuristic on test960."""
     caplog.set_level(logging.INFO, logger="baloot.bundle")
     p = load_policy(REPO / "policies" / name)
     assert p.manifest["manifest_sha256"]

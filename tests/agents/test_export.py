@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ pytest.importorskip("onnx", reason="ONNX export needs the onnx package (pip inst
 ort = pytest.importorskip("onnxruntime", reason="the parity check needs onnxruntime (pip install onnxruntime)")
 
 from agents.neural.bundle import WEIGHTS, BundleError, load_net, save_bundle  # noqa: E402
-from agents.neural.export import check_parity, export_onnx, manifest_path, time_onnx  # noqa: E402
+from agents.neural.export import Parity, check_parity, export_onnx, manifest_path, time_onnx  # noqa: E402
 from agents.neural.network import MASKED_LOGIT, BalootNet, NetSpec  # noqa: E402
 from agents.neural.positions import collect_positions  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
@@ -50,6 +51,27 @@ def test_parity_on_at_least_1000_real_observations(exported, positions):
     assert par.max_logit_diff < 1e-4, par
     assert par.masked_equal and par.max_value_diff < 1e-4, par
     assert par.ok
+
+
+def test_logit_tolerance_is_relative_to_the_largest_logit():
+    def parity(diff: float, scale: float) -> Parity:
+        return Parity(10, 10, diff, 0.0, True, scale)
+
+    # one float32 ulp at 2,700 is 2.4e-4: past 1e-4 absolute, inside 1e-6 relative
+    assert parity(2.4e-4, 2700.0).ok and not parity(2.4e-4, 1.0).ok
+    assert parity(9e-5, 0.5).ok and not parity(3e-3, 2700.0).ok
+    assert parity(2.6e-3, 2700.0).ok
+    assert not Parity(10, 9, 0.0, 0.0, True, 1.0).ok and not Parity(10, 10, 0.0, 0.0, False, 1.0).ok
+
+
+def test_parity_holds_for_the_shipped_champion(tmp_path, positions):
+    """The champion's logits run into the thousands (sharp choices): its export must still pass."""
+    bundle = Path(__file__).resolve().parents[2] / "policies" / "champion"
+    onnx_path = tmp_path / "champion.onnx"
+    export_onnx(bundle, onnx_path)
+    par = check_parity(onnx_path, load_net(bundle)[0], positions.observations, positions.masks)
+    assert par.logit_scale > 100, par
+    assert par.ok, par
 
 
 def test_onnx_model_signature_dynamic_batch_and_opset(exported, positions):
