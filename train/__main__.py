@@ -7,7 +7,7 @@ Examples:
     python -m train --backend rllib --config configs/rllib.yaml [--address auto|HOST:PORT]   # RLlib, Ray
     python -m train curve runs/expert_s0 runs/expert_s1 --png runs/curve.png   # evaluations by round
 
-The subcommands ``calls``, ``distill``, ``expert`` and ``curve`` have their own ``--help``.
+The subcommands ``calls``, ``distill``, ``expert``, ``curve`` and ``noise`` have their own ``--help``.
 
 Every input is checked before any work starts (the config and every file and deal set it names,
 ``train.config.validate``; the run folder; for ``--resume`` the saved config and a checkpoint):
@@ -35,6 +35,7 @@ from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
 from train.run import run_training
 from train.skeleton import check_run_dir
+from train.teacher_noise import main as noise_main
 
 DEFAULT_CONFIG = "configs/default.yaml"
 DEFAULT_RLLIB_CONFIG = "configs/rllib.yaml"
@@ -98,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         return expert_main(argv[1:])
     if argv and argv[0] == "curve":
         return curve_main(argv[1:])
+    if argv and argv[0] == "noise":
+        return noise_main(argv[1:])
     parser = OneLineParser(
         prog="python -m train",
         description="PPO self-play for Baloot.",

@@ -230,12 +230,17 @@ class NetSearchAgent(Agent):
             return legal[0], None
         values = self.search.evaluate(view)
         self.last_stats = self.search.last_stats
+        return self.pick(view, values), values
+
+    def pick(self, view: PlayerView, values: dict[int, float]) -> int:
+        """The card ``decide`` plays given every legal card's searched value (``choose``)."""
+        legal = cards_of(view.legal_mask)
         if not self.config.prior:
             best = max(values.values())
             tied = [c for c in legal if values[c] == best]
             if len(tied) == 1:
-                return tied[0], values  # no tie to break: the network is not asked (no forward pass)
-        return choose(legal, values, self.log_policy(view), self.config.prior), values
+                return tied[0]  # no tie to break: the network is not asked (no forward pass)
+        return choose(legal, values, self.log_policy(view), self.config.prior)
 
     def _searched_call(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
         """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's

@@ -43,7 +43,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -344,12 +344,16 @@ class SearchAgent(Agent):
         if len(legal) == 1:
             return legal[0], None
         values = self.evaluate(view)
+        return self.pick(view, values), values
+
+    def pick(self, view: PlayerView, values: dict[int, float]) -> int:
+        """The card ``decide`` plays given every legal card's value: the best one. Ties (common
+        when the cards are equivalent) go to the heuristic's choice when it is among them, else
+        to the lowest id: stable and deterministic."""
         best = max(values.values())
-        # Ties (common when the cards are equivalent) go to the heuristic's choice when it is
-        # among them, else to the lowest id: stable and deterministic.
-        tied = [c for c in legal if values[c] == best]
+        tied = [c for c in cards_of(view.legal_mask) if values[c] == best]
         h = choose_card(view)
-        return (h if h in tied else tied[0]), values
+        return h if h in tied else tied[0]
 
     def choose_call(self, view: PlayerView) -> int:
         """The bid (R3) or doubling call (R4) with the best mean value over sampled deals
@@ -380,7 +384,9 @@ class SearchAgent(Agent):
         cfg = self.config
         rng = rng or self.rng
         if cfg.backend == "core":
-            return self._evaluate_core(view, rng)
+            legal = cards_of(view.legal_mask)
+            sums, n = self.card_sums(view, rng)
+            return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -406,15 +412,19 @@ class SearchAgent(Agent):
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: sums[c] / (n * cfg.playouts) for c in legal}
 
-    def _evaluate_core(self, view: PlayerView, rng: random.Random) -> dict[int, float]:
-        """``evaluate`` with the playouts in the core's kernels (``batch_search.search_sums``).
+    def card_sums(self, view: PlayerView, rng: random.Random, worlds: int = 0) -> tuple[np.ndarray, int]:
+        """``evaluate`` on the core (``batch_search.search_sums``) before the mean: every legal
+        card's (``cards_of`` order) sum of values over the worlds and playouts, and the worlds
+        played. ``worlds`` > 0 plays that many instead of ``config.worlds``, so that a caller
+        can split one search into batches and see its spread (``train.teacher_noise``): the
+        sums are of whole game points, so batches add up to one search's sums exactly.
 
         The worlds come from the same sampler, drawn in the same order from ``rng`` as the Python
         backend draws them; with ``epsilon`` 0 nothing else is drawn, so the same seed gives the
         same worlds and the same values.
         """
 
-        cfg = self.config
+        cfg = replace(self.config, worlds=worlds) if worlds else self.config
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -463,7 +473,7 @@ class SearchAgent(Agent):
         if call_filter is not None:
             self.last_stats["calls_drawn"] = call_filter.drawn
             self.last_stats["calls_kept"] = call_filter.kept
-        return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
+        return sums, n
 
     def _finish(
         self, s: HandState, team: int, leaf: Callable[[int, int], int], endgame_cards: int, rng: random.Random

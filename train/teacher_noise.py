@@ -1,0 +1,331 @@
+"""The teacher's noise: how often a search agrees with itself (issue 44, goal 1).
+
+A learner (a policy bundle) plays hands against itself on the game driver, every move drawn
+from its policy, so the positions are the ones expert iteration labels. At every card choice
+with two or more legal cards the teacher searches the position twice, with independent world
+seeds (two copies of the teacher, seeded apart); the teacher's moves are never played, so the
+games, and the positions, do not depend on which teacher is measured.
+
+Each search is split into ``batches`` equal batches of worlds (``SearchAgent.card_sums``). The
+batches add up to the one search the teacher makes (the same worlds from the same seed, the
+same sums), and their spread gives each card's standard error (the batch means' standard
+deviation over the square root of the batches). Every world plays every card, so the error of a
+card's difference to the best card is taken on the paired batch means.
+
+For one search of a decision:
+
+- **best**: the card the teacher plays (its own tie-break, ``pick``);
+- **equally good**: the cards whose value is within one standard error (of the difference) of
+  the best card's;
+- **all tied**: every legal card has exactly the best value (nothing to learn from the values).
+
+Reported overall and by trick (``NoiseReport``): agreement on the best card (the two searches
+play the same card), agreement on the set (a search's card is among the other's equally good
+cards, the mean of both ways round), the share of all-tied decisions, the share where every
+card is equally good, and the standard error of a card's value (median and mean, game points).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.base import Agent
+from agents.neural.policy import sample_masked
+from agents.registry import make_agent
+from agents.search_player.netsearch import NetSearchAgent
+from agents.search_player.player import SearchAgent
+from baloot_env.cards import NUM_TRICKS, cards_of
+from baloot_env.driver import DealSource, Table
+from baloot_env.errors import ConfigError
+from baloot_env.hand import PLAY
+from baloot_env.loop import play_hands
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
+from train.labels import NetState, learner
+
+SECOND_SEARCH_SEED = 7_919_001  # the second search's teacher is seeded this far from the first
+
+
+def searcher(teacher: Agent) -> SearchAgent:
+    """The search under a teacher (``search``, or ``netsearch``'s), checked to be measurable:
+    on the core backend, a fixed number of worlds.
+
+    Raises:
+        ConfigError: another kind of agent, the Python backend or a time budget.
+    """
+    search = teacher.search if isinstance(teacher, NetSearchAgent) else teacher
+    if not isinstance(search, SearchAgent):
+        raise ConfigError(f"the teacher must be a search or netsearch agent, got {type(teacher).__name__}")
+    if search.config.backend != "core" or search.config.time_budget > 0:
+        raise ConfigError("the teacher's noise is measured on the core backend with a fixed number of worlds")
+    return search
+
+
+@dataclass(frozen=True)
+class Searched:
+    """One search of a decision, split into batches (per legal card, ``cards_of`` order)."""
+
+    pick: int  # index into the legal cards of the card the teacher plays
+    values: np.ndarray  # mean value (game points) over all worlds
+    se: np.ndarray  # standard error of the value
+    se_gap: np.ndarray  # standard error of (value of ``pick``) - (value of the card); 0 at ``pick``
+
+    @property
+    def all_tied(self) -> bool:
+        return bool((self.values == self.values.max()).all())
+
+    @property
+    def equally_good(self) -> np.ndarray:
+        """Whether each card is within one standard error of the card played."""
+        out: np.ndarray = self.values[self.pick] - self.values <= self.se_gap
+        return out
+
+
+def search_batches(teacher: Agent, view: PlayerView, batches: int) -> Searched:
+    """The teacher's search of ``view`` in ``batches`` batches of its worlds (module docstring)."""
+    search = searcher(teacher)
+    playouts = search.config.playouts
+    per = max(1, search.config.worlds // batches)
+    parts = [search.card_sums(view, search.rng, per) for _ in range(batches)]
+    sums = np.array([s for s, _ in parts])
+    played = np.array([n for _, n in parts], dtype=np.float64)
+    legal = cards_of(view.legal_mask)
+    total = sums.sum(axis=0)
+    values = {c: float(total[i]) / (played.sum() * playouts) for i, c in enumerate(legal)}
+    pick = legal.index(teacher.pick(view, values))  # type: ignore[attr-defined]  # searcher checked it
+    means = sums / (played[:, None] * playouts)
+    root = math.sqrt(batches)
+    se = means.std(axis=0, ddof=1) / root
+    se_gap = (means[:, pick : pick + 1] - means).std(axis=0, ddof=1) / root
+    return Searched(pick, np.array([values[c] for c in legal]), se, se_gap)
+
+
+@dataclass
+class Decisions:
+    """The measured decisions: per decision its trick (0-7) and the two searches' verdicts, and
+    per legal card its trick and standard error (both searches)."""
+
+    trick: np.ndarray
+    same_best: np.ndarray
+    set_agree: np.ndarray  # 0, 0.5 or 1: the mean of "A's card is among B's equally good" and back
+    all_tied: np.ndarray  # the mean over the two searches (0, 0.5 or 1)
+    all_equal: np.ndarray  # every card equally good, the mean over the two searches
+    card_trick: np.ndarray
+    card_se: np.ndarray
+    card_se_gap: np.ndarray  # nan at the card played
+
+    FIELDS = ("trick", "same_best", "set_agree", "all_tied", "all_equal", "card_trick", "card_se", "card_se_gap")
+
+    @staticmethod
+    def join(parts: list[Decisions]) -> Decisions:
+        return Decisions(*(np.concatenate([getattr(p, f) for p in parts]) for f in Decisions.FIELDS))
+
+    def __len__(self) -> int:
+        return len(self.trick)
+
+
+def compare(a: Searched, b: Searched) -> tuple[bool, float, float, float]:
+    """Same best card, set agreement, all tied and all equally good (means over the two)."""
+    set_agree = (float(a.equally_good[b.pick]) + float(b.equally_good[a.pick])) / 2
+    tied = (a.all_tied + b.all_tied) / 2
+    equal = (float(a.equally_good.all()) + float(b.equally_good.all())) / 2
+    return a.pick == b.pick, set_agree, tied, equal
+
+
+def measure(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    reward: Reward,
+    teacher_spec: str,
+    player: NetState,
+    batches: int,
+    guide: bool = False,
+) -> Decisions:
+    """``n`` card decisions of the learner's games, each searched twice (module docstring);
+    every draw from ``seed``."""
+    rng = random.Random(seed)
+    agent = learner(player, seed + 1)
+    sampler = np.random.default_rng(seed + 1)
+    teachers = (make_agent(teacher_spec, seed), make_agent(teacher_spec, seed + SECOND_SEARCH_SEED))
+    for t in teachers:
+        searcher(t)
+        if guide:
+            if not isinstance(t, NetSearchAgent) or not t.guided:
+                raise ConfigError("--guide needs a netsearch teacher with leaves 'policy'")
+            t.set_rollout(agent)
+    rows: list[tuple[int, bool, float, float, float]] = []
+    cards: list[tuple[int, float, float]] = []
+    table = Table(rules, "hand", DealSource(rng), reward)
+
+    def choose(view: PlayerView) -> int:
+        mask = view.action_mask()
+        if view.phase == PLAY and len(view.legal_actions) > 1 and len(rows) < n:
+            trick = NUM_TRICKS - view.hand.bit_count()
+            a, b = (search_batches(t, view, batches) for t in teachers)
+            rows.append((trick, *compare(a, b)))
+            for s in (a, b):
+                gaps = s.se_gap.copy()
+                gaps[s.pick] = np.nan
+                cards.extend((trick, float(se), float(g)) for se, g in zip(s.se, gaps, strict=True))
+        pi = agent.probabilities(view.observation()[None], mask[None])[0]
+        return sample_masked(pi[None], sampler)[0]
+
+    for _ in play_hands(table, lambda: choose, lambda: len(rows) >= n):
+        pass
+    r, c = np.array(rows, dtype=np.float64).reshape(-1, 5), np.array(cards, dtype=np.float64).reshape(-1, 3)
+    return Decisions(
+        r[:, 0].astype(np.int64), r[:, 1] > 0, r[:, 2], r[:, 3], r[:, 4], c[:, 0].astype(np.int64), c[:, 1], c[:, 2]
+    )
+
+
+def _measure_task(args: tuple[Any, ...]) -> Decisions:
+    torch.set_num_threads(1)
+    return measure(*args)
+
+
+def measure_parallel(
+    n: int,
+    seed: int,
+    rules: RuleConfig,
+    reward: Reward,
+    teacher_spec: str,
+    player: NetState,
+    batches: int,
+    guide: bool,
+    workers: int,
+    quiet: bool = False,
+) -> Decisions:
+    """``measure`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
+    chunks = 8 * max(1, workers)
+    sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
+    tasks = [(m, seed + k, rules, reward, teacher_spec, player, batches, guide) for k, m in enumerate(sizes)]
+    parts: list[Decisions] = []
+    t0 = time.perf_counter()
+    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
+        for part in pool.imap(_measure_task, tasks):
+            parts.append(part)
+            if not quiet:
+                done = sum(len(p) for p in parts)
+                rate = done / (time.perf_counter() - t0)
+                print(f"[noise] {done:,}/{n:,} decisions searched twice ({rate:,.1f}/s)", file=sys.stderr, flush=True)
+    return Decisions.join(parts)
+
+
+def _figures(d: Decisions, at: np.ndarray, card_at: np.ndarray) -> dict[str, float]:
+    se = d.card_se[card_at]
+    gap = d.card_se_gap[card_at]
+    gap = gap[~np.isnan(gap)]
+    return {
+        "decisions": int(at.sum()),
+        "same_best": float(d.same_best[at].mean()) if at.any() else math.nan,
+        "set_agreement": float(d.set_agree[at].mean()) if at.any() else math.nan,
+        "all_tied": float(d.all_tied[at].mean()) if at.any() else math.nan,
+        "all_equally_good": float(d.all_equal[at].mean()) if at.any() else math.nan,
+        "median_se": float(np.median(se)) if len(se) else math.nan,
+        "mean_se": float(se.mean()) if len(se) else math.nan,
+        "median_se_gap": float(np.median(gap)) if len(gap) else math.nan,
+    }
+
+
+def report(d: Decisions) -> dict[str, Any]:
+    """The figures overall and by trick (1-8)."""
+    everything = np.ones(len(d), dtype=bool)
+    by_trick = {
+        str(t + 1): _figures(d, d.trick == t, d.card_trick == t) for t in range(NUM_TRICKS) if (d.trick == t).any()
+    }
+    return {"all": _figures(d, everything, np.ones(len(d.card_se), dtype=bool)), "by_trick": by_trick}
+
+
+def table(figures: dict[str, Any]) -> str:
+    """The report as a Markdown table, one row a trick and the total last."""
+    head = (
+        "| trick | decisions | same best card | set agreement | all tied | all equally good "
+        "| median se | mean se | median se of the gap to the best |"
+    )
+    lines = [head, "|" + "---|" * 9]
+    rows = [*figures["by_trick"].items(), ("all", figures["all"])]
+    for name, f in rows:
+        lines.append(
+            f"| {name} | {f['decisions']:,} | {f['same_best']:.1%} | {f['set_agreement']:.1%} | {f['all_tied']:.1%} "
+            f"| {f['all_equally_good']:.1%} | {f['median_se']:.3f} | {f['mean_se']:.3f} | {f['median_se_gap']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+DEFAULT_DECISIONS = 5_000
+DEFAULT_BATCHES = 8
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train noise``: how often the teacher agrees with itself (module docstring).
+
+    Bad input: one line, exit code 2, before any work.
+    """
+    # the bundle and its checks: imported here, as the other subcommands do
+    from agents.neural.bundle import BundleError, bundle_rules, load_net
+    from agents.registry import AgentSpecError
+    from baloot_io.atomic import write_bytes_atomic
+    from eval.cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
+    from train.config import EnvConfig
+
+    p = OneLineParser(prog="python -m train noise", description=(main.__doc__ or "").splitlines()[0])
+    p.add_argument("--policy", default="policies/champion", help="the bundle whose own games give the positions")
+    p.add_argument("--teacher", default="search", help="a search or netsearch agent spec (default search)")
+    p.add_argument("--positions", type=int, default=DEFAULT_DECISIONS, help="card decisions, each searched twice")
+    p.add_argument("--batches", type=int, default=DEFAULT_BATCHES, help="batches of each search's worlds (>= 2)")
+    p.add_argument("--guide", action="store_true", help="the --policy plays the teacher's playouts (expert.guide)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="the report (.json)")
+    p.add_argument("--quiet", action="store_true")
+    a = p.parse_args(argv)
+    torch.set_num_threads(1)
+    try:
+        check_range("--positions", a.positions, 1)
+        check_range("--workers", a.workers, 1, MAX_WORKERS)
+        check_range("--seed", a.seed, 0)
+        net, manifest = load_net(a.policy)
+        rules = bundle_rules(manifest)
+        search = searcher(make_agent(a.teacher, a.seed))
+        check_range("--batches", a.batches, 2, search.config.worlds, note=" (the teacher's worlds)")
+        if not a.out.endswith(".json"):
+            raise ValueError(f"--out must name a .json file, got {a.out!r}")
+        check_output_path(a.out, "--out")
+        check_distinct({"--policy": a.policy, "--teacher": a.teacher}, {"--out": a.out})
+    except (ValueError, BundleError, AgentSpecError, OSError) as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
+    env = EnvConfig()
+    reward = Reward(env.reward, env.reward_scale, env.match_bonus)
+    player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
+    t0 = time.perf_counter()
+    decisions = measure_parallel(
+        a.positions, a.seed, rules, reward, a.teacher, player, a.batches, a.guide, a.workers, a.quiet
+    )
+    figures = report(decisions)
+    out = {
+        "policy": a.policy,
+        "teacher": a.teacher,
+        "guide": a.guide,
+        "batches": a.batches,
+        "seed": a.seed,
+        "seconds": time.perf_counter() - t0,
+        **figures,
+    }
+    write_bytes_atomic(Path(a.out), (json.dumps(out, indent=2) + "\n").encode())
+    print(table(figures))
+    print(f"{len(decisions):,} decisions of {a.policy}'s games, {a.teacher} twice -> {a.out}")
+    return 0
