@@ -54,7 +54,7 @@ from baloot_env.errors import StateError
 from baloot_env.hand import HandState
 from baloot_env.lockstep_core import CoreLockstep
 from baloot_env.match import MatchState
-from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE, action_mask, encode, hidden_hands
 from baloot_env.players import Seat, make_player, seat_arrays
 from baloot_env.rewards import REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
@@ -68,7 +68,6 @@ ArrayGroupCall = Callable[[np.ndarray, np.ndarray, list[Any]], Any]
 
 LEARNERS = ("team", "seat")
 BACKENDS = ("core", "python")
-PRIVILEGED_SIZE = 4 * 32  # the four current hands (me, next, partner, previous), as agents.neural.network reads them
 
 
 @dataclass
@@ -429,7 +428,7 @@ class TableLockstep:
         if not owner.privileged:
             return obs, masks
         hands = np.asarray([[g.hand.hands[(g.hand.to_act + k) & 3] for k in range(4)] for g in games], dtype="<u4")
-        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+        priv = hidden_hands(hands)
         return np.concatenate([obs, priv], axis=1), masks
 
     def masks(self) -> np.ndarray:

@@ -61,7 +61,7 @@ from baloot_env.core_table import CoreTable, hand_result, history_pairs
 from baloot_env.deal import Deal
 from baloot_env.driver import Outcome
 from baloot_env.match import MatchResult
-from baloot_env.observation import OBS_SIZE
+from baloot_env.observation import OBS_SIZE, hidden_hands
 from baloot_env.players import AgentPlayer, ArrayPlayer, Seat
 from baloot_env.view import PlayerView
 
@@ -172,7 +172,7 @@ class CoreLockstep:
         games = self.core.state.games
         seats = (games[:, TO_ACT, None] + np.arange(NUM_SEATS)) & 3
         hands = np.take_along_axis(games[:, HANDS : HANDS + NUM_SEATS], seats, axis=1).astype("<u4")
-        priv = np.unpackbits(hands.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+        priv = hidden_hands(hands)
         return np.concatenate([obs, priv], axis=1), legal
 
     def masks(self) -> np.ndarray:

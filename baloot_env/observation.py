@@ -99,6 +99,32 @@ if any(p.size != NUM_CARDS for p in CARD_PIECES):
     raise RuntimeError("every card piece is one bit per card (R1.2): encode() unpacks them as 32-bit masks")
 
 
+# The privileged critic's extra input (training only), read after the observation and never by a
+# player: every hidden card, as the four current hands relative to the acting seat.
+HIDDEN_HANDS = Piece(
+    "hidden_hands",
+    NUM_SEATS * NUM_CARDS,
+    "privileged, training only (after the observation, for a privileged critic): the four current hands, "
+    "me, next, partner, previous (card ids as bits, R1.2)",
+)
+PRIVILEGED_SIZE = HIDDEN_HANDS.size
+
+
+def hidden_hands(rows: Any) -> np.ndarray:
+    """``HIDDEN_HANDS`` of N positions: N x 128 float32 from N rows of four hand masks in
+    relative order (me, next, partner, previous), 32 bits per hand."""
+    masks: np.ndarray = np.asarray(rows, dtype="<u4").reshape(-1, NUM_SEATS)
+    out: np.ndarray = np.unpackbits(masks.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
+    return out
+
+
+def seat_hidden_hands(hands: Any, seat: int) -> np.ndarray:
+    """``HIDDEN_HANDS`` of one position: the four hand masks ``hands`` (by absolute seat) as
+    ``seat`` sees them around the table, 128 float32."""
+    out: np.ndarray = hidden_hands([[hands[(seat + k) % NUM_SEATS] for k in range(NUM_SEATS)]])[0]
+    return out
+
+
 def piece_slice(name: str) -> slice:
     """The slice of the vector that holds piece ``name``."""
     start = _OFFSETS[name]
@@ -116,6 +142,12 @@ def observation_table_markdown() -> str:
     for p in PIECES:
         s = piece_slice(p.name)
         lines.append(f"| `{p.name}` | {s.start}:{s.stop} | {p.size} | {p.meaning} |")
+    h = HIDDEN_HANDS
+    lines += [
+        "",
+        f"Not part of the observation: `{h.name}` ({h.size} floats, `{OBS_SIZE}:{OBS_SIZE + h.size}` after it), "
+        f"{h.meaning}; `hidden_hands` and `seat_hidden_hands` encode it.",
+    ]
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ from agents.search_player.player import MAX_WORLDS
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
-from baloot_env.rewards import REWARD_MODES, REWARD_SCALE
+from baloot_env.rewards import REWARD_MODES, REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, read_text_checked
@@ -120,6 +120,11 @@ class EnvConfig:
             "evaluations included; {} = the RULES.md defaults"
         },
     )
+
+    def as_reward(self) -> Reward:
+        """How the run's games pay the teams (the training reward the value head learns), as a ``Reward``
+        (the field ``reward`` is its mode, so the method takes another name)."""
+        return Reward(self.reward, self.reward_scale, self.match_bonus)
 
 
 @dataclass(frozen=True)

@@ -199,8 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, BundleError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
-    env = EnvConfig()  # the training reward of the default config: the value targets
-    reward = Reward(env.reward, env.reward_scale, env.match_bonus)
+    reward = EnvConfig().as_reward()  # the training reward of the default config: the value targets
     if a.action == "label":
         labels = label_round(net, cfg, a.seed, rules, reward, a.quiet)
         labels.save(a.out)

@@ -31,13 +31,13 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.neural.network import PRIVILEGED_SIZE, BalootNet, NetSpec, privileged_input
+from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent, sample_masked
 from agents.registry import make_agent
 from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play_hands
-from baloot_env.observation import OBS_SIZE
+from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE, seat_hidden_hands
 from baloot_env.rewards import Reward, hand_rewards
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
@@ -254,7 +254,7 @@ def label(
                 policy[k] = pi
             if privileged:
                 hands = table.current_hand.hands  # the critic's privileged input (training only)
-                o = np.concatenate([o, privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]])
+                o = np.concatenate([o, seat_hidden_hands(hands, seat)])
             obs[k], masks[k], actions[k] = o, mask, action
             for card, v in (scores or {}).items():
                 action_values[k, card] = v
@@ -317,7 +317,7 @@ def people_positions(games: Games, rules: RuleConfig, reward: Reward, privileged
             seat = d.view.seat
             o = d.view.observation()
             if privileged:
-                o = np.concatenate([o, privileged_input([[d.hands[(seat + j) % 4] for j in range(4)]])[0]])
+                o = np.concatenate([o, seat_hidden_hands(d.hands, seat)])
             obs.append(o)
             masks.append(d.view.action_mask())
             actions.append(d.action)

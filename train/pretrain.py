@@ -34,10 +34,11 @@ import torch
 import torch.multiprocessing as tmp
 from torch.nn import functional as F
 
-from agents.neural.network import BalootNet, NetSpec, privileged_input
+from agents.neural.network import BalootNet, NetSpec
 from agents.rule_based.batch_heuristic import act as heuristic_act
 from baloot_env.batch import BatchGame
 from baloot_env.batch.state import HANDS
+from baloot_env.observation import hidden_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from eval.games import load_games
@@ -73,7 +74,7 @@ def collect(
     seed: int,
     rules: RuleConfig,
     random_share: float,
-    reward: Reward | float,
+    reward: Reward,
     privileged: bool,
     teacher_spec: str = "heuristic",
     soft_temperature: float = 0.0,
@@ -85,11 +86,8 @@ def collect(
     ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``decide``),
     ``softmax(value / soft_temperature)`` over the legal cards of a searched card choice, so
     that the student also learns how much worse the other cards are (values in game points).
-    The value target is the hand's reward for the acting team (``reward``: a ``Reward``, or a
-    number, the scale of the "diff" mode).
+    The value target is the hand's reward for the acting team (``reward``).
     """
-    if not isinstance(reward, Reward):
-        reward = Reward("diff", reward)
     labels = label(n, seed, rules, reward, privileged, teacher_spec, None, random_share=random_share)
     return labels.obs, labels.masks, labels.targets(soft_temperature), labels.values
 
@@ -99,7 +97,7 @@ def collect_core(
     seed: int,
     rules: RuleConfig,
     random_share: float,
-    reward: Reward | float,
+    reward: Reward,
     privileged: bool,
     games: int = 256,
     deals: list[Any] | None = None,
@@ -115,8 +113,6 @@ def collect_core(
     ``collect``, not the same ones. ``deals`` (one game only) plays those deals first, in order.
     """
 
-    if not isinstance(reward, Reward):
-        reward = Reward("diff", reward)
     rng = np.random.default_rng(seed)
     if deals is not None and games != 1:
         raise ValueError("deals are played by one game: pass games=1")
@@ -134,7 +130,7 @@ def collect_core(
         if privileged:
             hands = game.state.games[:, HANDS : HANDS + 4]
             rel = hands[rows[:, None], (seats[:, None] + np.arange(4)[None, :]) % 4]
-            o = np.concatenate([o, privileged_input(rel.tolist())], axis=1)
+            o = np.concatenate([o, hidden_hands(rel)], axis=1)
         moves = labels.copy()
         explore = rng.random(games) < random_share
         for g in np.flatnonzero(explore).tolist():
@@ -169,7 +165,7 @@ def _collect_task(args: tuple[Any, ...]) -> int:
 
 
 def collect_parallel(
-    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
+    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, privileged: bool, quiet: bool
 ) -> tuple[np.ndarray, ...]:
     """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
     split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order
@@ -178,7 +174,7 @@ def collect_parallel(
 
 
 def labelled(
-    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, privileged: bool, quiet: bool
+    cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, privileged: bool, quiet: bool
 ) -> tuple[torch.Tensor, ...]:
     """The warm start's positions (``collect_parallel``). With ``cfg.workers`` > 1 the workers
     write their rows straight into tensors in shared memory (the positions of a warm start are
@@ -248,19 +244,16 @@ def people_split(
 
 
 def pretrain(
-    net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward | float, quiet: bool = False
+    net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, quiet: bool = False
 ) -> dict[str, Any]:
     """Fit ``net`` to the teacher (and to the people's moves of ``cfg.games``) in place; returns
     accuracy and losses for the log.
 
-    ``reward``: the training reward (a ``Reward``, or the scale of the "diff" mode), which the
-    value head learns to predict. With ``cfg.workers`` > 1 on the CPU the fit runs in that many
+    ``reward``: the training reward, which the value head learns to predict. With ``cfg.workers`` > 1 on the CPU the fit runs in that many
     processes (``fit_positions``).
     """
     if cfg.positions <= 0 and not cfg.games:
         return {}
-    if not isinstance(reward, Reward):
-        reward = Reward("diff", reward)
     t0 = time.perf_counter()
     privileged = net.spec.privileged_critic
     parts: list[tuple[torch.Tensor, ...]] = []

@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from baloot_env.lockstep import ArrayGroupCall
-from baloot_env.rewards import Reward
 from baloot_env.vector import BalootVecEnv
 from train.config import EnvConfig
 from train.opponents import NetOpponent, OpponentPool
@@ -66,7 +65,7 @@ class SelfPlayVecEnv(BalootVecEnv):
             opponents=None,
             episode=cfg.episode,
             rules=cfg.rules,
-            reward=Reward(cfg.reward, cfg.reward_scale, cfg.match_bonus),
+            reward=cfg.as_reward(),
             seed=seed,
             privileged=privileged,
             backend=backend,

@@ -308,8 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, BundleError, AgentSpecError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
-    env = EnvConfig()
-    reward = Reward(env.reward, env.reward_scale, env.match_bonus)
+    reward = EnvConfig().as_reward()
     player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
     t0 = time.perf_counter()
     decisions = measure_parallel(

@@ -18,7 +18,6 @@ from stable_baselines3.common.logger import HParam, Logger, configure
 from agents.neural.bundle import BundleError, load_net, save_bundle
 from agents.neural.network import BalootNet
 from baloot_env.errors import ConfigError
-from baloot_env.rewards import Reward
 from train.call_iteration import improve_calls
 from train.checkpoint import (
     CheckpointError,
@@ -145,7 +144,7 @@ class Trainer(RunFrame):
                 f"{hardware_words(self.cfg.device, self.cfg.pretrain.precision)}"
             )
         e = self.cfg.env
-        reward = Reward(e.reward, e.reward_scale, e.match_bonus)  # the value head learns the training reward
+        reward = e.as_reward()  # the value head learns the training reward
         stats = pretrain(self.net, self.cfg.pretrain, self.cfg.seed, e.rules, reward, self.quiet)
         for k, v in stats.items():
             self.model.logger.record(f"pretrain/{k}", v)
@@ -156,7 +155,7 @@ class Trainer(RunFrame):
         each round plays, labels and fits, then the evaluation with its promotion test on
         ``eval.deal_set``, the new weights sent to the other learner processes, and a checkpoint."""
         x, e = self.cfg.expert, self.cfg.env
-        reward = Reward(e.reward, e.reward_scale, e.match_bonus)
+        reward = e.as_reward()
         while self.expert_done < x.rounds:
             k = self.expert_done + 1
             if not self.quiet:

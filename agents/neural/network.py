@@ -4,7 +4,7 @@ Plain torch, no stable-baselines3: the same module is trained inside MaskablePPO
 (``train.policy``) and loaded for play from a bundle (``agents.neural.bundle``).
 
 Input: the observation vector (``baloot_env.observation``), optionally followed by the
-privileged part (all four hands, relative seats, 4 x 32) that only the value head reads,
+privileged part (``baloot_env.observation.HIDDEN_HANDS``: all four hands, relative seats, 4 x 32) that only the value head reads,
 during training only. Output: 42 logits, actions 0-31 from the card-play head and 32-41 (bids
 and doubling calls) from the bidding head (R9); the legal-action mask then filters them.
 """
@@ -14,24 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 
 from baloot_env.actions import NUM_CALL_ACTIONS, NUM_CARD_ACTIONS
-from baloot_env.cards import NUM_CARDS
-from baloot_env.observation import OBS_SIZE
-from baloot_env.seats import NUM_SEATS
-
-PRIVILEGED_SIZE = NUM_SEATS * NUM_CARDS  # the four current hands, relative seats (me, next, partner, previous)
-
-
-def privileged_input(hands: list[list[int]]) -> np.ndarray:
-    """The privileged critic's extra input (training only): N x 128 floats from N rows of four
-    hand masks (me, next, partner, previous; R1.2 card ids as bits), 32 bits per hand."""
-    rows = np.asarray(hands, dtype="<u4").reshape(-1, NUM_SEATS)
-    return np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little").astype(np.float32)
-
+from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE
 
 NUM_BID_ACTIONS = NUM_CALL_ACTIONS  # the bidding head: pass, the calls and the raises (R9)
 MASKED_LOGIT = -1e8

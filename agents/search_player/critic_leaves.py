@@ -12,7 +12,7 @@ state. Here, for every (world, legal card) row:
 2. if the hand is over, its exact value (``leaf_value``, R7); if at most ``endgame_cards`` cards
    are left, the exact alpha-beta of the last tricks (``solve_row``), as the playout search;
 3. otherwise the observation of the seat to act now (``encode_row``: ``observation.encode``'s
-   layout) and the four hands relative to it (``network.privileged_input``'s layout) are written
+   layout) and the four hands relative to it (``observation.HIDDEN_HANDS``'s layout) are written
    out, and one batched forward pass of the value head gives that seat's team's expected
    reward; the deciding team's value is it, or its negative, times the reward scale (44 game
    points, the env's ``reward="diff"``).
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from agents.neural.network import PRIVILEGED_SIZE, BalootNet
+from agents.neural.network import BalootNet
 from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, leaf_value, solve_row
 from agents.search_player.batch_search import set_world
 from agents.search_player.jit import njit
@@ -35,7 +35,7 @@ from baloot_env.batch.observation import encode_row
 from baloot_env.batch.play import play_card
 from baloot_env.batch.state import HANDS, NUM_FIELDS, NUM_RESULTS, RAW, TO_ACT, TRICK_SIZE, TRICKS_PLAYED, TRICKS_WON
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
-from baloot_env.observation import OBS_SIZE
+from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE
 from baloot_env.rewards import REWARD_SCALE  # game points per unit of the critic's value (reward "diff")
 
 

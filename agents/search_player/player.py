@@ -385,8 +385,8 @@ class SearchAgent(Agent):
         rng = rng or self.rng
         if cfg.backend == "core":
             legal = cards_of(view.legal_mask)
-            sums, n = self.card_sums(view, rng)
-            return {c: float(sums[i]) / (n * cfg.playouts) for i, c in enumerate(legal)}
+            totals, played = self.card_sums(view, rng)
+            return {c: float(totals[i]) / (played * cfg.playouts) for i, c in enumerate(legal)}
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -412,10 +412,10 @@ class SearchAgent(Agent):
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: sums[c] / (n * cfg.playouts) for c in legal}
 
-    def card_sums(self, view: PlayerView, rng: random.Random, worlds: int = 0) -> tuple[np.ndarray, int]:
+    def card_sums(self, view: PlayerView, rng: random.Random, world_count: int = 0) -> tuple[np.ndarray, int]:
         """``evaluate`` on the core (``batch_search.search_sums``) before the mean: every legal
         card's (``cards_of`` order) sum of values over the worlds and playouts, and the worlds
-        played. ``worlds`` > 0 plays that many instead of ``config.worlds``, so that a caller
+        played. ``world_count`` > 0 plays that many instead of ``config.worlds``, so that a caller
         can split one search into batches and see its spread (``train.teacher_noise``): the
         sums are of whole game points, so batches add up to one search's sums exactly.
 
@@ -424,7 +424,7 @@ class SearchAgent(Agent):
         same worlds and the same values.
         """
 
-        cfg = replace(self.config, worlds=worlds) if worlds else self.config
+        cfg = replace(self.config, worlds=world_count) if world_count else self.config
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)

@@ -2,7 +2,7 @@
 
 For decisions of real hands, with the true holdings as the one world: after each legal card the
 kernel's network input must be the engine's observation of the seat to act (``PlayerView``)
-followed by ``network.privileged_input`` of the four hands from that seat, with the sign of that
+followed by ``observation.seat_hidden_hands`` of the four hands from that seat, with the sign of that
 seat's team; a card that ends the hand must have the engine's score. Then ``critic_sums`` must
 equal those values put together by hand with the network's value head.
 """
@@ -14,14 +14,14 @@ import pytest
 import torch
 
 from agents import PlayerView
-from agents.neural.network import BalootNet, NetSpec, privileged_input
+from agents.neural.network import BalootNet, NetSpec
 from agents.search_player.batch_search import search_sums
 from agents.search_player.critic_leaves import REWARD_SCALE, critic_sums, leaf_rows
 from agents.search_player.player import world_row
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import cards_of
 from baloot_env.hand import PLAY, HandState
-from baloot_env.observation import OBS_SIZE
+from baloot_env.observation import OBS_SIZE, seat_hidden_hands
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from tests.helpers import card_decisions
@@ -37,7 +37,7 @@ def _expected(state: HandState, seat: int, card: int) -> tuple[str, object]:
         return "exact", float(score[team] - score[1 - team])
     to_act = after.to_act
     obs = PlayerView.from_state(after, to_act).observation()
-    priv = privileged_input([[after.hands[(to_act + j) % 4] for j in range(4)]])[0]
+    priv = seat_hidden_hands(after.hands, to_act)
     return "row", (np.concatenate([obs, priv]), 1 if team_of(to_act) == team_of(seat) else -1)
 
 

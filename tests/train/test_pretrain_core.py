@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.neural.network import privileged_input
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.deal import random_deal
 from baloot_env.driver import DealSource, Table
+from baloot_env.observation import seat_hidden_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
@@ -29,7 +29,7 @@ def _reference(deals, rules, reward):
             view = PlayerView.from_table(table, seat)
             label = agent.act(view)
             hands = table.hand.hands
-            priv = privileged_input([[hands[(seat + j) % 4] for j in range(4)]])[0]
+            priv = seat_hidden_hands(hands, seat)
             rows.append([np.concatenate([view.observation(), priv]), view.action_mask(), label, 0.0])
             teams.append(seat % 2)
             outcome = table.apply(label)
@@ -62,7 +62,7 @@ def test_uses_core_only_for_the_heuristic_teacher_with_hard_labels():
 
 
 def test_many_games_give_the_asked_number_of_finished_positions():
-    obs, masks, targets, values = collect_core(3000, 1, RuleConfig(), 0.1, 44.0, False, games=64)
+    obs, masks, targets, values = collect_core(3000, 1, RuleConfig(), 0.1, Reward(), False, games=64)
     assert obs.shape == (3000, 697) and masks.shape == (3000, 42)
     labels = targets.argmax(1)
     assert np.all(masks[np.arange(3000), labels] == 1)  # every label is legal in its position
@@ -74,13 +74,13 @@ def test_labelling_on_the_core_splits_over_the_workers_in_seeded_chunks_in_order
 
     cfg = PretrainConfig(positions=300, workers=2)  # on the core: 8 chunks of 37-38 positions, seeds 4..11
     assert uses_core(cfg)
-    a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
-    first = collect_core(38, 4, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 0
-    last = collect_core(37, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
+    a = collect_parallel(cfg, 4, RuleConfig(), Reward(), False, True)
+    first = collect_core(38, 4, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 0
+    last = collect_core(37, 11, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 7
     for got, chunk0, chunk7 in zip(a, first, last, strict=True):
         assert np.array_equal(got[:38], chunk0) and np.array_equal(got[-37:], chunk7)
-    one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), 44.0, False, True)
-    assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, 44.0, False)[0])
+    one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), Reward(), False, True)
+    assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, Reward(), False)[0])
     assert (a[2].sum(1) == 1).all()  # every row labelled
 
 
@@ -97,7 +97,7 @@ def test_the_warm_start_fits_in_its_workers_processes_like_one_process(monkeypat
     torch.set_num_threads(1)
     cfg = PretrainConfig(positions=1201, epochs=2, batch_size=128, workers=2)
     spec = NetSpec(trunk=(32,), head_hidden=16, value_hidden=(16,), obs_size=OBS_SIZE, privileged_critic=True)
-    data = labelled(cfg, 5, RuleConfig(), 44.0, True, True)
+    data = labelled(cfg, 5, RuleConfig(), Reward(), True, True)
     torch.manual_seed(0)
     alone = BalootNet(spec)
     start = {k: v.clone() for k, v in alone.state_dict().items()}
@@ -107,7 +107,7 @@ def test_the_warm_start_fits_in_its_workers_processes_like_one_process(monkeypat
     both = BalootNet(spec)
     both.load_state_dict(start)
     monkeypatch.setattr("train.pretrain.labelled", lambda *args: data)  # the same positions as above
-    stats = pretrain(both, cfg, 5, RuleConfig(), 44.0, quiet=True)
+    stats = pretrain(both, cfg, 5, RuleConfig(), Reward(), quiet=True)
     assert stats["fit_processes"] == 2
     for key in ("policy_loss", "value_loss"):
         assert stats[key] == pytest.approx(one[-1][key], rel=1e-3), key

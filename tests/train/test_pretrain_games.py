@@ -133,7 +133,7 @@ def test_a_warm_start_on_people_games_alone_learns_their_moves(tmp_path):
 
     before = agreement()
     cfg = PretrainConfig(positions=0, games=str(path), epochs=20, batch_size=64, learning_rate=3e-3, workers=1)
-    stats = pretrain(net, cfg, 3, RuleConfig(), 44.0, quiet=True)
+    stats = pretrain(net, cfg, 3, RuleConfig(), Reward(), quiet=True)
     assert stats["people_positions"] == len(people) and stats["people_games_skipped"] == 0
     # two whole games of the 40 (5%) held out, not moves scattered over every hand
     per_game = np.bincount(people.game)
@@ -148,7 +148,7 @@ def test_games_teach_beside_the_teacher_positions(tmp_path):
     people = people_positions(load_games(path), RuleConfig(), Reward(), privileged=False)
     net = BalootNet(NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,), obs_size=OBS_SIZE))
     cfg = PretrainConfig(positions=300, games=str(path), epochs=1, batch_size=64, workers=1)
-    stats = pretrain(net, cfg, 3, RuleConfig(), 44.0, quiet=True)
+    stats = pretrain(net, cfg, 3, RuleConfig(), Reward(), quiet=True)
     assert stats["positions"] == 300 + len(people)  # under 20 games, none held out
     assert "heldout_accuracy" in stats and "people_heldout_accuracy" not in stats
 

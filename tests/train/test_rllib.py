@@ -30,9 +30,14 @@ import torch  # noqa: E402
 
 import eval.promote  # noqa: E402
 from agents.neural.bundle import load_net, load_policy  # noqa: E402
-from agents.neural.network import BalootNet, NetSpec, privileged_input  # noqa: E402
+from agents.neural.network import BalootNet, NetSpec  # noqa: E402
 from baloot_env.driver import DealSource, Table  # noqa: E402
-from baloot_env.observation import OBS_SIZE, action_mask, encode  # noqa: E402
+from baloot_env.observation import (  # noqa: E402
+    OBS_SIZE,
+    action_mask,
+    encode,
+    hidden_hands,  # noqa: E402
+)
 from baloot_env.rewards import Reward  # noqa: E402
 from eval.stats import SequentialDecision, mean_sd  # noqa: E402
 from train.config import (  # noqa: E402
@@ -120,7 +125,7 @@ def test_env_is_the_driver_game_turn_by_turn():
         assert np.array_equal(o["observations"], encode(ref.hand, seat, ref.context))
         assert np.array_equal(o["action_mask"], action_mask(ref.hand, seat).astype(np.float32))
         four = [ref.hand.hands[(seat + k) % 4] for k in range(4)]
-        assert np.array_equal(o["privileged"], privileged_input([four])[0])
+        assert np.array_equal(o["privileged"], hidden_hands([four])[0])
         action = int(rng.choice(np.flatnonzero(o["action_mask"])))
         outcome = ref.apply(action)
         obs, rewards, terms, truncs, infos = env.step({agent: action})

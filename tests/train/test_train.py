@@ -11,6 +11,7 @@ import yaml
 
 from agents.neural.network import BalootNet, NetSpec
 from baloot_env.observation import OBS_SIZE
+from baloot_env.rewards import Reward
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint, save_checkpoint
 from train.config import ConfigError, EnvConfig, OpponentConfig, config_from_dict, load_config
 from train.opponents import OpponentPool
@@ -372,14 +373,16 @@ def test_warm_start_labels_come_from_the_named_teacher():
     rules = RuleConfig()
     # one worker: one stream of 256 games (chunks of 37 would hold only the first hands to end,
     # passed-out ones, worth 0)
-    h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, 44.0, False, True)
-    again = collect_parallel(PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, 44.0, False, True)
+    h = collect_parallel(PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, Reward(), False, True)
+    again = collect_parallel(
+        PretrainConfig(positions=300, teacher="heuristic", workers=1), 4, rules, Reward(), False, True
+    )
     assert all(np.array_equal(a, b) for a, b in zip(h, again, strict=True))  # seeded
     obs, masks, targets, values = h
     assert obs.shape == (300, OBS_SIZE) and set(np.unique(targets)) == {0.0, 1.0}  # one-hot labels
     assert all(masks[i, a] == 1 for i, a in enumerate(targets.argmax(1)))
     assert np.abs(values).max() > 0  # hands' outcomes reach the value targets
-    s = collect_parallel(PretrainConfig(positions=120, teacher="search"), 4, rules, 44.0, False, True)
+    s = collect_parallel(PretrainConfig(positions=120, teacher="search"), 4, rules, Reward(), False, True)
     assert all(s[1][i, a] == 1 for i, a in enumerate(s[2].argmax(1)))
     assert not np.array_equal(s[2], h[2][:120])  # a different teacher, different choices
 
@@ -390,8 +393,8 @@ def test_soft_targets_follow_the_search_values():
     from baloot_env.rules import RuleConfig
     from train.pretrain import collect
 
-    obs, masks, targets, _ = collect(150, 3, RuleConfig(), 0.0, 44.0, False, "search", soft_temperature=2.0)
-    hard = collect(150, 3, RuleConfig(), 0.0, 44.0, False, "search")[2]
+    obs, masks, targets, _ = collect(150, 3, RuleConfig(), 0.0, Reward(), False, "search", soft_temperature=2.0)
+    hard = collect(150, 3, RuleConfig(), 0.0, Reward(), False, "search")[2]
     assert np.allclose(targets.sum(1), 1.0) and np.all(targets[masks == 0] == 0)  # only legal actions
     soft = (targets > 0).sum(1) > 1
     assert soft.sum() > 20  # the searched choices
@@ -448,12 +451,13 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
     cfg = PretrainConfig(
         positions=90, workers=2, backend="python"
     )  # the driver, 8 chunks of 11-12 positions, seeds 4..11
-    a = collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True)
+    a = collect_parallel(cfg, 4, RuleConfig(), Reward(), False, True)
     assert all(
-        np.array_equal(x, y) for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), 44.0, False, True), strict=True)
+        np.array_equal(x, y)
+        for x, y in zip(a, collect_parallel(cfg, 4, RuleConfig(), Reward(), False, True), strict=True)
     )
-    first = collect(12, 4, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 0
-    last = collect(11, 11, RuleConfig(), cfg.random_share, 44.0, False)  # chunk 7
+    first = collect(12, 4, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 0
+    last = collect(11, 11, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 7
     assert np.array_equal(a[0][:12], first[0]) and np.array_equal(a[2][-11:], last[2])
     assert (a[2].sum(1) == 1).all()  # every row labelled
 
@@ -504,7 +508,7 @@ def test_warm_start_value_targets_follow_the_training_reward():
     from baloot_env.rules import RuleConfig
     from train.pretrain import collect
 
-    diff = collect(150, 1, RuleConfig(), 0.1, 44.0, False)[3]
+    diff = collect(150, 1, RuleConfig(), 0.1, Reward(), False)[3]
     assert np.array_equal(diff, collect(150, 1, RuleConfig(), 0.1, Reward("diff"), False)[3])
     points = collect(150, 1, RuleConfig(), 0.1, Reward("points"), False)[3]
     win = collect(150, 1, RuleConfig(), 0.1, Reward("win"), False)[3]

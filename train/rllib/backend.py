@@ -34,7 +34,6 @@ from torch.utils.tensorboard import SummaryWriter
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import BalootNet
 from baloot_env.errors import ConfigError
-from baloot_env.rewards import Reward
 from train.config import save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.opponents import OpponentPool
@@ -170,9 +169,7 @@ class RLlibTrainer(RunFrame):
         init_like_sb3(net)
         if not self.quiet:
             self.log(f"pretraining: {self.cfg.pretrain.describe()}")
-        stats = pretrain(
-            net, self.cfg.pretrain, self.cfg.seed, e.rules, Reward(e.reward, e.reward_scale, e.match_bonus), self.quiet
-        )
+        stats = pretrain(net, self.cfg.pretrain, self.cfg.seed, e.rules, e.as_reward(), self.quiet)
         for k, v in stats.items():
             self._writer().add_scalar(f"pretrain/{k}", v, 0)
         self.set_weights(net.state_dict())

@@ -15,7 +15,7 @@ Observation of every agent: ``Dict``
   - ``observations``: float32[OBS_SIZE], the seat's own view (``baloot_env.observation``);
   - ``action_mask``: float32[42], 1 for the legal actions (R9);
   - ``privileged`` (only with ``privileged=True``): float32[128], the four current hands
-    (me, next, partner, previous; ``agents.neural.network.privileged_input``), for the value head of
+    (me, next, partner, previous; ``baloot_env.observation.HIDDEN_HANDS``), for the value head of
     a privileged critic during training; the policy never reads it.
 
 Actions: ``Discrete(42)`` (R9). An illegal action raises ``IllegalActionError`` (the modules
@@ -45,11 +45,10 @@ import numpy as np
 from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from agents.neural.network import PRIVILEGED_SIZE, privileged_input
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS
 from baloot_env.driver import DealSource, Table
-from baloot_env.observation import OBS_SIZE, action_mask, encode
+from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE, action_mask, encode, seat_hidden_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 
@@ -80,8 +79,9 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         super().__init__()  # type: ignore[no-untyped-call]  # ray leaves it unannotated
         c = dict(config or {})
         self.rules = RuleConfig.from_dict(c.get("rules") or {})
+        d = Reward()  # the env config's keys are EnvConfig's; missing ones take Reward's defaults
         self.reward = Reward(
-            c.get("reward", "diff"), float(c.get("reward_scale", 44.0)), float(c.get("match_bonus", 1.0))
+            c.get("reward", d.mode), float(c.get("reward_scale", d.scale)), float(c.get("match_bonus", d.match_bonus))
         )
         self.privileged = bool(c.get("privileged", False))
         # RLlib's EnvContext carries the EnvRunner's index (0: the driver's own runner).
@@ -106,7 +106,7 @@ class BalootMultiAgentEnv(MultiAgentEnv):
         }
         if self.privileged:
             hands = hand.hands
-            obs["privileged"] = privileged_input([[hands[(seat + k) % NUM_SEATS] for k in range(NUM_SEATS)]])[0]
+            obs["privileged"] = seat_hidden_hands(hands, seat)
         return obs
 
     # ------------------------------------------------------------------ reset / step
