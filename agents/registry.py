@@ -54,7 +54,7 @@ def _make_search(seed: int, params: dict[str, Any]) -> Agent:
         raise AgentSpecError(str(e)) from None
 
 
-def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
+def _make_netsearch(seed: int, params: dict[str, Any], rollout: Agent | None = None) -> Agent:
     # imported here: the search stack (numba kernels, their cache guard) loads only when named
     from agents.search_player.netsearch import NetSearchAgent, NetSearchConfig
 
@@ -66,7 +66,10 @@ def _make_netsearch(seed: int, params: dict[str, Any]) -> Agent:
         value = getattr(config, key)
         if value and resolve_spec(value)["agent"] != "policy":
             raise AgentSpecError(f"netsearch param {key} must be a policy bundle folder, got {value!r}")
-    rollout = make_agent(config.rollout, seed) if config.rollout else None
+    if rollout is not None and config.leaves != "policy":
+        raise AgentSpecError(f"netsearch with leaves {config.leaves!r} has no network playouts for a rollout agent")
+    if rollout is None and config.rollout:
+        rollout = make_agent(config.rollout, seed)
     return NetSearchAgent(seed, config, make_agent(config.policy, seed), rollout)
 
 
@@ -205,13 +208,24 @@ def policy_bundles(spec: str) -> list[str]:
     return found
 
 
-def make_agent(spec: str, seed: int = 0) -> Agent:
+def make_agent(spec: str, seed: int = 0, rollout: Agent | None = None) -> Agent:
     """An agent from a name (``random``, ``heuristic``) or an agent spec file path.
 
+    ``rollout``: for a netsearch with ``leaves: "policy"``, the policy agent that plays its
+    playouts (instead of its ``rollout`` param's bundle): expert iteration's learner guiding
+    the search that teaches it (``agents.teacher``).
+
     Raises:
-        AgentSpecError: unknown name, missing or corrupt file, or bad params.
+        AgentSpecError: unknown name, missing or corrupt file, or bad params; a ``rollout`` for
+            anything but a netsearch with network playouts.
     """
     resolved = resolve_spec(spec)
+    if rollout is not None:
+        if resolved["agent"] != "netsearch":
+            raise AgentSpecError(f"only a netsearch agent takes a rollout network, {spec!r} is {resolved['agent']!r}")
+        agent = _make_netsearch(seed, resolved["params"], rollout)
+        agent.name = os.path.splitext(os.path.basename(spec))[0] if spec not in AGENTS else agent.name
+        return agent
     if resolved["agent"] == "policy":
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import BundleError, load_policy

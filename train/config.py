@@ -33,6 +33,7 @@ from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import NetSpec
 from agents.registry import AgentSpecError, make_agent
 from agents.search_player.player import MAX_WORLDS
+from agents.teacher import guided
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
@@ -560,9 +561,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
     check_agent(x.teacher, "expert.teacher")
     if x.guide:
-        with torch.random.fork_rng(devices=[]):
-            guided = getattr(make_agent(x.teacher), "guided", False)
-        if not guided:
+        if not guided(x.teacher):
             raise ConfigError(
                 f"expert.guide needs a teacher whose playouts a network plays (netsearch, leaves 'policy'), got {x.teacher!r}"
             )

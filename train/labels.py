@@ -33,7 +33,7 @@ import torch
 
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent, sample_masked
-from agents.registry import make_agent
+from agents.teacher import make_teacher
 from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play_hands
@@ -218,13 +218,10 @@ def label(
 ) -> Labels:
     """``n`` positions of the learner's games (``player``: its network state; None: the teacher
     plays) labelled by the teacher (module docstring, steps 1 and 2); every draw from ``seed``.
-    With ``guide`` the learner plays the teacher's playouts (``NetSearchAgent.set_rollout``)."""
+    With ``guide`` the learner plays the teacher's playouts (``agents.teacher.make_teacher``)."""
     rng = random.Random(seed)
-    teacher = make_agent(teacher_spec, seed)
-    decide = getattr(teacher, "decide", None)
     agent = learner(player, seed + 1) if player is not None else None
-    if guide and agent is not None:
-        teacher.set_rollout(agent)  # type: ignore[attr-defined]  # a guided netsearch (checked by the config)
+    teacher = make_teacher(teacher_spec, seed, agent if guide else None)
     sampler = np.random.default_rng(seed + 1)  # the learner's draws
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
@@ -243,10 +240,7 @@ def label(
     def choose(view: PlayerView) -> int:
         nonlocal k
         seat = view.seat
-        if decide is not None:
-            action, scores = decide(view)
-        else:
-            action, scores = teacher.act(view), None
+        action, scores = teacher.decide(view)
         o, mask = view.observation(), view.action_mask()
         pi = agent.probabilities(o[None], mask[None])[0] if agent is not None else None
         if k < n:

@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import Agent
+from agents.neural.bundle import BundleError, bundle_rules, load_net
 from agents.neural.policy import sample_masked
-from agents.registry import make_agent
+from agents.registry import AgentSpecError, make_agent
 from agents.search_player.netsearch import NetSearchAgent
 from agents.search_player.player import SearchAgent
+from agents.teacher import guided, make_teacher
 from baloot_env.cards import NUM_TRICKS, cards_of
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
@@ -53,12 +54,18 @@ from baloot_env.loop import play_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
+from baloot_io.atomic import write_bytes_atomic
+from eval.cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
+from train.config import EnvConfig
 from train.labels import NetState, learner
 
 SECOND_SEARCH_SEED = 7_919_001  # the second search's teacher is seeded this far from the first
 
 
-def searcher(teacher: Agent) -> SearchAgent:
+Searching = SearchAgent | NetSearchAgent  # the teachers whose search can be split into batches
+
+
+def searcher(teacher: object) -> SearchAgent:
     """The search under a teacher (``search``, or ``netsearch``'s), checked to be measurable:
     on the core backend, a fixed number of worlds.
 
@@ -93,7 +100,7 @@ class Searched:
         return out
 
 
-def search_batches(teacher: Agent, view: PlayerView, batches: int) -> Searched:
+def search_batches(teacher: Searching, view: PlayerView, batches: int) -> Searched:
     """The teacher's search of ``view`` in ``batches`` batches of its worlds (module docstring)."""
     search = searcher(teacher)
     playouts = search.config.playouts
@@ -104,7 +111,7 @@ def search_batches(teacher: Agent, view: PlayerView, batches: int) -> Searched:
     legal = cards_of(view.legal_mask)
     total = sums.sum(axis=0)
     values = {c: float(total[i]) / (played.sum() * playouts) for i, c in enumerate(legal)}
-    pick = legal.index(teacher.pick(view, values))  # type: ignore[attr-defined]  # searcher checked it
+    pick = legal.index(teacher.pick(view, values))
     means = sums / (played[:, None] * playouts)
     root = math.sqrt(batches)
     se = means.std(axis=0, ddof=1) / root
@@ -159,13 +166,14 @@ def measure(
     rng = random.Random(seed)
     agent = learner(player, seed + 1)
     sampler = np.random.default_rng(seed + 1)
-    teachers = (make_agent(teacher_spec, seed), make_agent(teacher_spec, seed + SECOND_SEARCH_SEED))
-    for t in teachers:
+    rollout = agent if guide else None
+    teachers: list[Searching] = []
+    for s in (seed, seed + SECOND_SEARCH_SEED):
+        t = make_teacher(teacher_spec, s, rollout)
+        if not isinstance(t, SearchAgent | NetSearchAgent):
+            raise ConfigError(f"the teacher must be a search or netsearch agent, got {teacher_spec!r}")
         searcher(t)
-        if guide:
-            if not isinstance(t, NetSearchAgent) or not t.guided:
-                raise ConfigError("--guide needs a netsearch teacher with leaves 'policy'")
-            t.set_rollout(agent)
+        teachers.append(t)
     rows: list[tuple[int, bool, float, float, float]] = []
     cards: list[tuple[int, float, float]] = []
     table = Table(rules, "hand", DealSource(rng), reward)
@@ -274,13 +282,6 @@ def main(argv: list[str] | None = None) -> int:
 
     Bad input: one line, exit code 2, before any work.
     """
-    # the bundle and its checks: imported here, as the other subcommands do
-    from agents.neural.bundle import BundleError, bundle_rules, load_net
-    from agents.registry import AgentSpecError
-    from baloot_io.atomic import write_bytes_atomic
-    from eval.cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
-    from train.config import EnvConfig
-
     p = OneLineParser(prog="python -m train noise", description=(main.__doc__ or "").splitlines()[0])
     p.add_argument("--policy", default="policies/champion", help="the bundle whose own games give the positions")
     p.add_argument("--teacher", default="search", help="a search or netsearch agent spec (default search)")
@@ -300,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
         net, manifest = load_net(a.policy)
         rules = bundle_rules(manifest)
         search = searcher(make_agent(a.teacher, a.seed))
+        if a.guide and not guided(a.teacher):
+            raise ValueError(f"--guide needs a netsearch teacher with leaves 'policy', got {a.teacher!r}")
         check_range("--batches", a.batches, 2, search.config.worlds, note=" (the teacher's worlds)")
         if not a.out.endswith(".json"):
             raise ValueError(f"--out must name a .json file, got {a.out!r}")

@@ -151,8 +151,9 @@ class NetSearchAgent(Agent):
     deterministic = False
 
     def __init__(self, seed: int, config: NetSearchConfig, policy: Agent, rollout: Agent | None = None):
-        """``rollout``: the agent of ``config.rollout`` (a policy bundle), which plays the
-        playouts of ``leaves: "policy"``; None: ``policy`` plays them."""
+        """``rollout``: the policy agent that plays the playouts of ``leaves: "policy"``: the
+        bundle of ``config.rollout``, or expert iteration's learner guiding the search that
+        teaches it (``agents.teacher.make_teacher``); None: ``policy`` plays them."""
         super().__init__(seed)
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.policy import PolicyAgent
@@ -180,29 +181,6 @@ class NetSearchAgent(Agent):
             leaf_sums = partial(policy_sums, playouts.net)
         self.search = SearchAgent(seed, config.search, leaf_sums)
         self.last_stats: dict[str, Any] = {}
-
-    @property
-    def guided(self) -> bool:
-        """Whether a network plays the playouts (``leaves: "policy"``), so ``set_rollout`` applies."""
-        return self.config.leaves == "policy"
-
-    def set_rollout(self, rollout: Agent) -> None:
-        """From now on ``rollout`` (a policy agent) plays the playouts of ``leaves: "policy"``:
-        expert iteration's learner guiding the search that teaches it (``expert.guide``).
-
-        Raises:
-            ConfigError: the leaves are not ``"policy"``; TypeError: ``rollout`` is no policy agent.
-        """
-        # needs torch (the train extra): imported only when a network is used
-        from agents.neural.policy import PolicyAgent
-        from agents.search_player.policy_leaves import policy_sums  # torch, as above
-
-        if not self.guided:
-            raise ConfigError(f"netsearch with leaves {self.config.leaves!r} has no network playouts to guide")
-        if not isinstance(rollout, PolicyAgent):
-            raise TypeError(f"netsearch playouts need a policy agent, got {type(rollout).__name__}")
-        self.rollout = rollout
-        self.search.leaf_sums = partial(policy_sums, rollout.net)
 
     def reset(self, seed: int) -> None:
         super().reset(seed)
