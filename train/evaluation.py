@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from eval.report import summarize
 from eval.runner import run_duplicate
 from eval.stats import ALPHA
 from train.checkpoint import CheckpointError
+from train.config import TrainConfig
 
 POINTER, HISTORY, CHAMPIONS = "champion.json", "promotions.jsonl", "champions"
 
@@ -133,12 +135,12 @@ def promotion_alpha_per_test(run_alpha: float, planned: int) -> float:
     return run_alpha / max(planned, 1)
 
 
-def planned_tests(cfg: Any) -> int:
+def planned_tests(cfg: TrainConfig) -> int:
     """The promotion tests a run makes: one after each expert-iteration round (``expert.rounds``,
-    the SB3 backend) and the PPO schedule's (``planned_evaluations``)."""
-    expert = getattr(cfg, "expert", None)
-    rounds = expert.rounds if expert is not None else 0
-    return rounds + planned_evaluations(cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, cfg.eval.every)
+    0 on the RLlib backend) and the PPO schedule's (``planned_evaluations``)."""
+    return cfg.expert.rounds + planned_evaluations(
+        cfg.ppo.total_steps, cfg.ppo.n_envs * cfg.ppo.n_steps, cfg.eval.every
+    )
 
 
 def try_promotion(
@@ -254,8 +256,17 @@ def same_weights(bundle: Path, other: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class RunEvaluation:
+    """What one evaluation of a run found (``evaluate_run``), for the run's frame to act on."""
+
+    results: list[dict[str, Any]]  # in the order they were made
+    scalars: list[tuple[str, float]]  # (tag, figure) to record at the run's step, in order
+    promoted: Path | None  # the candidate bundle that the promotion test made the run's champion
+
+
 def evaluate_run(
-    cfg: Any,
+    cfg: TrainConfig,
     run_dir: Path,
     steps: int,
     bundle: Path,
@@ -263,29 +274,28 @@ def evaluate_run(
     *,
     final: bool,
     deal_set: str | None,
-    scalar: Callable[[str, float], None],
-    add_champion: Callable[[Path], None],
     log: Callable[[str], None] | None,
     expert_round: int | None = None,
-) -> list[dict[str, Any]]:
+) -> RunEvaluation:
     """One evaluation of a training run's current policy (``bundle``), for either backend.
 
     Unless ``final``, the promotion test against the run's champion on ``cfg.eval.deal_set``
-    (with the run's share of ``eval.promotion_alpha``; ``add_champion(candidate)`` when it
-    promotes), then duplicates against ``eval.opponents`` and the champion (not the champion when the
-    promotion test already played it, or when it is this very policy) on ``deal_set`` (default
-    the promotion set). Each result is stamped with ``steps`` (and ``expert_round``, the round of
-    expert iteration it follows, when given) and recorded through ``scalar``
-    under ``eval/dev``, ``eval/test`` or ``eval/dev_final`` (``eval_section``);
-    ``log`` (None: quiet) gets a line per result.
-
-    Returns:
-        The results, in the order they were made.
+    (with the run's share of ``eval.promotion_alpha``), then duplicates against
+    ``eval.opponents`` and the champion (not the champion when the promotion test already played
+    it, or when it is this very policy) on ``deal_set`` (default the promotion set). Each result
+    is stamped with ``steps`` (and ``expert_round``, the round of expert iteration it follows,
+    when given), and its figures go under ``eval/dev``, ``eval/test`` or ``eval/dev_final``
+    (``eval_section``); ``log`` (None: quiet) gets a line per result as it is made.
     """
 
     e = cfg.eval
     champion_spec = run_champion_spec(run_dir)
     results: list[dict[str, Any]] = []
+    scalars: list[tuple[str, float]] = []
+    promoted: Path | None = None
+
+    def scalar(tag: str, value: float) -> None:
+        scalars.append((tag, value))
 
     where = f"{steps:,}" if expert_round is None else f"expert round {expert_round}"
     stamp = f"step_{steps:09d}" if expert_round is None else f"expert_{expert_round:03d}"
@@ -321,7 +331,7 @@ def evaluate_run(
         )
         scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
         if entry["promoted"]:
-            add_champion(Path(entry["candidate"]))
+            promoted = Path(entry["candidate"])
         if log is not None:
             verdict = "promoted to champion" if entry["promoted"] else "not promoted"
             log(f"promotion at {where}: {verdict} (champion was {Path(champion_spec).name})")
@@ -332,4 +342,4 @@ def evaluate_run(
             continue  # the champion is this very policy (promoted at this step): d would be 0
         ds = deal_set or e.deal_set
         record(evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, cfg.env.rules, matches=final), opp, ds)
-    return results
+    return RunEvaluation(results, scalars, promoted)

@@ -161,9 +161,8 @@ class Helper:
     def __init__(self, cfg: TrainConfig, rank: int, backend: str, exchange: GradientExchange, conn: Connection):
         torch.set_num_threads(cfg.torch_threads)
         self.conn = conn
-        self.pool, self.venv, self.model = build_learner(cfg, rank, backend)
+        self.pool, self.venv, self.model = build_learner(cfg, rank, backend, self.follow)
         self.model.exchange = exchange
-        self.model.after_update = self.follow
         self.model.set_logger(Logger(folder=None, output_formats=[]))  # the trainer logs the run
         send(conn, {"ready": rank})
 

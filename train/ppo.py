@@ -44,13 +44,13 @@ class BalootPPO(MaskablePPO):
     once each update is done (the run's schedule point), ``exchange`` averages the gradients
     over the run's processes (None: one process)."""
 
-    after_update: Callable[[], object] | None = None
     exchange: GradientExchange | None = None
 
-    def __init__(self, *args: Any, **kwargs: Any):
+    def __init__(self, *args: Any, after_update: Callable[[], object] | None = None, **kwargs: Any):
         if kwargs.get("clip_range_vf") is not None or kwargs.get("target_kl") is not None:
             raise ValueError("BalootPPO's update has no value clipping and no target_kl")
         super().__init__(*args, **kwargs)
+        self.after_update = after_update
 
     def train(self) -> None:
         policy = self.policy
@@ -121,9 +121,10 @@ class BalootPPO(MaskablePPO):
 
 
 def build_learner(
-    cfg: TrainConfig, rank: int = 0, backend: str = "core"
+    cfg: TrainConfig, rank: int = 0, backend: str = "core", after_update: Callable[[], object] | None = None
 ) -> tuple[OpponentPool, SelfPlayVecEnv, BalootPPO]:
-    """Learner process ``rank``'s opponent pool, games and model (module docstring)."""
+    """Learner process ``rank``'s opponent pool, games and model (module docstring); the model
+    calls ``after_update`` after each update."""
     p = cfg.ppo
     device = resolve_device(cfg.device)  # the learner's network; the games and opponents stay on the CPU
     seed = cfg.seed + rank * RANK_SEED_STRIDE
@@ -149,6 +150,7 @@ def build_learner(
         device=device,
         policy_kwargs={"net_spec": spec.to_dict(), "precision": resolve_precision(p.precision, device)},
         verbose=0,
+        after_update=after_update,
     )
     # SB3 seeds the env with the model's seed (MaskablePPO(seed=...)); the games keep their own
     # seed, applied at the first reset (BalootVecEnv.seed).

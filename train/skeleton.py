@@ -210,7 +210,7 @@ class RunFrame(ABC):
         unless this is the final evaluation, the promotion rule (``train.evaluation.evaluate_run``):
         a promoted policy also joins the opponents as a champion. ``expert_round``: the
         evaluation after that round of expert iteration (its stamp)."""
-        results = evaluate_run(
+        found = evaluate_run(
             self.cfg,
             self.run_dir,
             self.steps,
@@ -218,14 +218,16 @@ class RunFrame(ABC):
             deals,
             final=final,
             deal_set=deal_set,
-            scalar=self.scalar,
-            add_champion=self.add_champion,
             log=None if self.quiet else self.log,
             expert_round=expert_round,
         )
-        self.evals += results
+        for tag, value in found.scalars:
+            self.scalar(tag, value)
+        if found.promoted is not None:
+            self.add_champion(found.promoted)
+        self.evals += found.results
         self.flush()
-        return results
+        return found.results
 
     # ------------------------------------------------------------------ run and finish
     def expert_rounds(self) -> None:

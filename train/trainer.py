@@ -101,8 +101,7 @@ class Trainer(RunFrame):
 
         # --- opponents, games, model: learner process 0's (train.ppo)
         self.spec = cfg.net.spec()
-        self.pool, self.venv, self.model = build_learner(cfg, 0, self.backend)
-        self.model.after_update = self.after_update
+        self.pool, self.venv, self.model = build_learner(cfg, 0, self.backend, self.after_update)
         if resume:
             latest_checkpoint(self.run_dir)  # CheckpointError now, before anything is touched, when there is none
         elif cfg.init_from:  # checked before the run dir is touched
