@@ -1,12 +1,13 @@
 """Teachers: the agents whose choices label positions, with the values behind them.
 
 ``Teacher`` is the contract that labelling relies on (``train.labels``: the warm start, expert
-iteration; ``train.teacher_noise``): ``decide(view)`` gives the action and, for a searched
-choice, every legal action's value (mean game points of the hand, own team minus the other,
-R7), else None. ``search`` and ``netsearch`` decide so; any other agent teaches through
-``Acting`` (its action, no values). ``make_teacher`` builds one from an agent spec, the network
-that plays a guided netsearch's playouts given when it is made (expert iteration's learner
-guiding the search that teaches it, ``expert.guide``).
+iteration; ``train.teacher_noise``): ``judge(view)`` gives a ``Judgement``, the action and, for
+a searched choice, every legal action's value (mean game points of the hand, own team minus the
+other, R7) and, where the values come from sampled worlds, their standard errors. ``search``
+and ``netsearch`` judge so; any other agent teaches through ``Acting`` (its action, no values).
+``make_teacher`` builds one from an agent spec, the network that plays a guided netsearch's
+playouts given when it is made (expert iteration's learner guiding the search that teaches it,
+``expert.guide``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from agents.base import Agent
+from agents.judgement import Judgement
 from agents.registry import AgentSpecError, make_agent, resolve_spec
 from baloot_env.view import PlayerView
-
-Values = dict[int, float]  # action id -> the teacher's value of it (game points, R7)
 
 
 @runtime_checkable
@@ -26,7 +26,7 @@ class Teacher(Protocol):
 
     name: str
 
-    def decide(self, view: PlayerView) -> tuple[int, Values | None]: ...
+    def judge(self, view: PlayerView) -> Judgement: ...
 
 
 class Acting:
@@ -36,8 +36,8 @@ class Acting:
         self.agent = agent
         self.name = agent.name
 
-    def decide(self, view: PlayerView) -> tuple[int, Values | None]:
-        return self.agent.act(view), None
+    def judge(self, view: PlayerView) -> Judgement:
+        return Judgement(self.agent.act(view))
 
 
 def guided(spec: str) -> bool:

@@ -226,7 +226,7 @@ class ExpertConfig:
     positions: int = _f(50_000, "positions of the learner's games labelled per round")
     teacher: str = _f(
         "search",
-        "the lookahead teacher: an agent spec whose decide() values the cards, and the calls if it searches them ('search', a file)",
+        "the lookahead teacher: an agent spec whose judgement values the cards (agents.teacher), and the calls if it searches them ('search', a file)",
     )
     learner_share: float = _f(
         1.0, "share of the other moves played by the learner's sampled policy (the rest by the teacher)"

@@ -6,7 +6,7 @@ One round (``expert_round``):
    (``baloot_env.driver.Table``), moves sampled from its policy (``learner_share``; the rest by
    the teacher, and ``random_share`` at random), so the positions are the ones the learner
    reaches, not the teacher's.
-2. **Label**: at every decision the teacher (an agent spec with ``decide``: ``search``) gives its
+2. **Label**: at every decision the teacher (an agent spec that judges its choices, ``agents.teacher``: ``search``) gives its
    action and, for a searched choice, every legal action's value (mean game points of the hand,
    own team minus the other, R7): the cards of a card choice, and the calls when the teacher
    searches them (``calls: searched``). The value target is the hand's reward for the acting

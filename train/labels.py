@@ -3,9 +3,10 @@
 ``label`` plays hands on the game driver (``baloot_env.driver.Table``, hand episodes, deals
 from the seed) and records every decision of every seat as that seat's ``PlayerView`` shows it
 (its observation and legal mask, with the four hands for a privileged critic): the teacher's
-action, the teacher's value of every legal action where it searched the choice (``search``'s
-``decide``: mean game points of the hand, own team minus the other, R7, of every card of a card
-choice, and of every call when its calls are searched), and the hand's reward
+action, the teacher's value of every legal action where it searched the choice (its
+``Judgement``, ``agents.teacher``: mean game points of the hand, own team minus the other, R7, of
+every card of a card choice, and of every call when its calls are searched), the standard error
+of each card's difference to the card it plays (from the spread over its worlds), and the hand's reward
 for the acting team as the value target. Who plays the moves is separate from who labels them:
 the teacher itself (behaviour cloning, the warm start) or a learner network whose positions
 the teacher labels (DAgger, expert iteration), with a share of random moves either way.
@@ -80,8 +81,10 @@ class Labels:
     """Labelled positions: observations (with the privileged part when the critic has it),
     legal masks, the teacher's action, the teacher's value of every legal action of a searched
     choice (cards, or calls when the teacher searches them; ``UNVALUED`` elsewhere), the value
-    target (the hand's reward, acting team) and the learner's policy at the position (its masked
-    softmax; zeros where the teacher played)."""
+    target (the hand's reward, acting team), the learner's policy at the position (its masked
+    softmax; zeros where the teacher played) and the standard error of each valued card's
+    difference to the teacher's card (``UNVALUED`` where not known: calls, a teacher without
+    sampled worlds, a labels file written before the errors were kept)."""
 
     obs: np.ndarray
     masks: np.ndarray
@@ -89,6 +92,11 @@ class Labels:
     action_values: np.ndarray
     values: np.ndarray
     policy: np.ndarray
+    action_errors: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.action_errors is None:
+            self.action_errors = np.full(self.action_values.shape, UNVALUED, dtype=np.float32)
 
     def __len__(self) -> int:
         return len(self.obs)
@@ -97,7 +105,8 @@ class Labels:
     def join(parts: list[Labels]) -> Labels:
         return Labels(*(np.concatenate([getattr(p, f) for p in parts]) for f in Labels.FIELDS))
 
-    FIELDS = ("obs", "masks", "actions", "action_values", "values", "policy")
+    FIELDS = ("obs", "masks", "actions", "action_values", "values", "policy", "action_errors")
+    OPTIONAL = ("action_errors",)  # absent from files written before it was kept
 
     def save(self, path: str | Path) -> None:
         """A compressed ``.npz`` of the fields (observations are mostly 0 and 1), written atomically."""
@@ -119,7 +128,7 @@ class Labels:
                 arrays = {f: data[f] for f in Labels.FIELDS if f in data.files}
         except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
             raise ValueError(f"labels file {str(path)!r} is not a labels file: {e}") from None
-        missing = [f for f in Labels.FIELDS if f not in arrays]
+        missing = [f for f in Labels.FIELDS if f not in arrays and f not in Labels.OPTIONAL]
         if missing:
             raise ValueError(f"labels file {str(path)!r} lacks {missing}")
         return Labels(**arrays)
@@ -226,6 +235,7 @@ def label(
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
     action_values = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
+    action_errors = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
     policy = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
     table = Table(rules, "hand", DealSource(rng), reward)
     k = start = 0
@@ -240,7 +250,8 @@ def label(
     def choose(view: PlayerView) -> int:
         nonlocal k
         seat = view.seat
-        action, scores = teacher.decide(view)
+        judged = teacher.judge(view)
+        action = judged.action
         o, mask = view.observation(), view.action_mask()
         pi = agent.probabilities(o[None], mask[None])[0] if agent is not None else None
         if k < n:
@@ -250,8 +261,10 @@ def label(
                 hands = table.current_hand.hands  # the critic's privileged input (training only)
                 o = np.concatenate([o, seat_hidden_hands(hands, seat)])
             obs[k], masks[k], actions[k] = o, mask, action
-            for card, v in (scores or {}).items():
+            for card, v in (judged.values or {}).items():
                 action_values[k, card] = v
+            for card, e in (judged.errors or {}).items():
+                action_errors[k, card] = e
             teams.append(seat % 2)
             k += 1
             if progress is not None:
@@ -267,7 +280,7 @@ def label(
         if turn.outcome.hand_result is not None:
             for j, team in enumerate(teams):
                 values[start + j] = turn.outcome.rewards[team]
-    return Labels(obs, masks, actions, action_values, values, policy)
+    return Labels(obs, masks, actions, action_values, values, policy, action_errors)
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def collect(
     (``train.labels.label`` with the teacher playing).
 
     The target is a distribution over the 42 actions: one-hot on the teacher's choice, or, with
-    ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``decide``),
+    ``soft_temperature > 0`` and a teacher that values its options (``search``'s ``judge``),
     ``softmax(value / soft_temperature)`` over the legal cards of a searched card choice, so
     that the student also learns how much worse the other cards are (values in game points).
     The value target is the hand's reward for the acting team (``reward``).

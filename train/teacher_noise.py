@@ -6,11 +6,10 @@ with two or more legal cards the teacher searches the position twice, with indep
 seeds (two copies of the teacher, seeded apart); the teacher's moves are never played, so the
 games, and the positions, do not depend on which teacher is measured.
 
-Each search is split into ``batches`` equal batches of worlds (``SearchAgent.card_sums``). The
-batches add up to the one search the teacher makes (the same worlds from the same seed, the
-same sums), and their spread gives each card's standard error (the batch means' standard
-deviation over the square root of the batches). Every world plays every card, so the error of a
-card's difference to the best card is taken on the paired batch means.
+Each search gives every card's value in every world it played (``SearchAgent.card_values``,
+exactly the search the teacher plays by), and their spread each card's standard error. Every
+world plays every card, so the error of a card's difference to the best card is taken on the
+paired values, world by world (``CardValues.gap_errors``).
 
 For one search of a decision:
 
@@ -46,7 +45,7 @@ from agents.registry import AgentSpecError, make_agent
 from agents.search_player.netsearch import NetSearchAgent
 from agents.search_player.player import SearchAgent
 from agents.teacher import guided, make_teacher
-from baloot_env.cards import NUM_TRICKS, cards_of
+from baloot_env.cards import NUM_TRICKS
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
@@ -62,7 +61,7 @@ from train.labels import NetState, learner
 SECOND_SEARCH_SEED = 7_919_001  # the second search's teacher is seeded this far from the first
 
 
-Searching = SearchAgent | NetSearchAgent  # the teachers whose search can be split into batches
+Searching = SearchAgent | NetSearchAgent  # the teachers whose worlds can be seen
 
 
 def searcher(teacher: object) -> SearchAgent:
@@ -82,7 +81,7 @@ def searcher(teacher: object) -> SearchAgent:
 
 @dataclass(frozen=True)
 class Searched:
-    """One search of a decision, split into batches (per legal card, ``cards_of`` order)."""
+    """One search of a decision (per legal card, ``cards_of`` order)."""
 
     pick: int  # index into the legal cards of the card the teacher plays
     values: np.ndarray  # mean value (game points) over all worlds
@@ -100,23 +99,19 @@ class Searched:
         return out
 
 
-def search_batches(teacher: Searching, view: PlayerView, batches: int) -> Searched:
-    """The teacher's search of ``view`` in ``batches`` batches of its worlds (module docstring)."""
+def search_once(teacher: Searching, view: PlayerView) -> Searched:
+    """The teacher's search of ``view``: what it plays and why (module docstring)."""
     search = searcher(teacher)
-    playouts = search.config.playouts
-    per = max(1, search.config.worlds // batches)
-    parts = [search.card_sums(view, search.rng, per) for _ in range(batches)]
-    sums = np.array([s for s, _ in parts])
-    played = np.array([n for _, n in parts], dtype=np.float64)
-    legal = cards_of(view.legal_mask)
-    total = sums.sum(axis=0)
-    values = {c: float(total[i]) / (played.sum() * playouts) for i, c in enumerate(legal)}
-    pick = legal.index(teacher.pick(view, values))
-    means = sums / (played[:, None] * playouts)
-    root = math.sqrt(batches)
-    se = means.std(axis=0, ddof=1) / root
-    se_gap = (means[:, pick : pick + 1] - means).std(axis=0, ddof=1) / root
-    return Searched(pick, np.array([values[c] for c in legal]), se, se_gap)
+    found = search.card_values(view, search.rng)
+    values = found.values()
+    card = teacher.pick(view, values)
+    gaps = found.gap_errors(card)
+    return Searched(
+        found.cards.index(card),
+        np.array([values[c] for c in found.cards]),
+        found.errors(),
+        np.array([gaps[c] for c in found.cards]),
+    )
 
 
 @dataclass
@@ -158,7 +153,6 @@ def measure(
     reward: Reward,
     teacher_spec: str,
     player: NetState,
-    batches: int,
     guide: bool = False,
 ) -> Decisions:
     """``n`` card decisions of the learner's games, each searched twice (module docstring);
@@ -182,7 +176,7 @@ def measure(
         mask = view.action_mask()
         if view.phase == PLAY and len(view.legal_actions) > 1 and len(rows) < n:
             trick = NUM_TRICKS - view.hand.bit_count()
-            a, b = (search_batches(t, view, batches) for t in teachers)
+            a, b = (search_once(t, view) for t in teachers)
             rows.append((trick, *compare(a, b)))
             for s in (a, b):
                 gaps = s.se_gap.copy()
@@ -211,7 +205,6 @@ def measure_parallel(
     reward: Reward,
     teacher_spec: str,
     player: NetState,
-    batches: int,
     guide: bool,
     workers: int,
     quiet: bool = False,
@@ -219,7 +212,7 @@ def measure_parallel(
     """``measure`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
     chunks = 8 * max(1, workers)
     sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
-    tasks = [(m, seed + k, rules, reward, teacher_spec, player, batches, guide) for k, m in enumerate(sizes)]
+    tasks = [(m, seed + k, rules, reward, teacher_spec, player, guide) for k, m in enumerate(sizes)]
     parts: list[Decisions] = []
     t0 = time.perf_counter()
     with mp.get_context("spawn").Pool(max(1, workers)) as pool:
@@ -274,7 +267,6 @@ def table(figures: dict[str, Any]) -> str:
 
 
 DEFAULT_DECISIONS = 5_000
-DEFAULT_BATCHES = 8
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -286,7 +278,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", default="policies/champion", help="the bundle whose own games give the positions")
     p.add_argument("--teacher", default="search", help="a search or netsearch agent spec (default search)")
     p.add_argument("--positions", type=int, default=DEFAULT_DECISIONS, help="card decisions, each searched twice")
-    p.add_argument("--batches", type=int, default=DEFAULT_BATCHES, help="batches of each search's worlds (>= 2)")
     p.add_argument("--guide", action="store_true", help="the --policy plays the teacher's playouts (expert.guide)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
@@ -303,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         search = searcher(make_agent(a.teacher, a.seed))
         if a.guide and not guided(a.teacher):
             raise ValueError(f"--guide needs a netsearch teacher with leaves 'policy', got {a.teacher!r}")
-        check_range("--batches", a.batches, 2, search.config.worlds, note=" (the teacher's worlds)")
+        check_range("worlds", search.config.worlds, 2, note=" (the teacher's: a standard error needs two)")
         if not a.out.endswith(".json"):
             raise ValueError(f"--out must name a .json file, got {a.out!r}")
         check_output_path(a.out, "--out")
@@ -314,15 +305,12 @@ def main(argv: list[str] | None = None) -> int:
     reward = EnvConfig().as_reward()
     player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
     t0 = time.perf_counter()
-    decisions = measure_parallel(
-        a.positions, a.seed, rules, reward, a.teacher, player, a.batches, a.guide, a.workers, a.quiet
-    )
+    decisions = measure_parallel(a.positions, a.seed, rules, reward, a.teacher, player, a.guide, a.workers, a.quiet)
     figures = report(decisions)
     out = {
         "policy": a.policy,
         "teacher": a.teacher,
         "guide": a.guide,
-        "batches": a.batches,
         "seed": a.seed,
         "seconds": time.perf_counter() - t0,
         **figures,

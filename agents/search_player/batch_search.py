@@ -3,7 +3,7 @@
 For one card decision (R5) the Python side samples the worlds (``sampling.WorldSampler``: exact,
 and it reads only the view) and builds one row of the core (``baloot_env.batch.state``) from the
 view: ``world_row`` is ``build_world`` (the engine's ``HandState`` of a world) through
-``baloot_env.batch.convert.state_row``. One kernel call, ``search_sums``, then does the rest for
+``baloot_env.batch.convert.state_row``. One kernel call, ``search_values``, then does the rest for
 every (world, legal card) row:
 
 1. the world's row: the template with the world's holdings, and every seat's projects and
@@ -12,8 +12,9 @@ every (world, legal card) row:
    ``seat_view`` and ``card_action``: ``card_play.choose_card``'s exact equal) for every seat
    until ``endgame_cards`` cards are left, then the exact alpha-beta of the last tricks
    (``batch_endgame.solve_row``), as ``SearchAgent._finish``;
-3. the value (own team's hand score minus the other's, R7) added to the card's sum, in the same
-   order as the Python backend, so that with the same worlds the means are equal to the bit.
+3. the value (own team's hand score minus the other's, R7) added to the world's and card's
+   entry, over the playouts, in the same order as the Python backend; values are whole game
+   points, so their sums over the worlds, and the means, are equal to the bit.
 
 With ``epsilon`` > 0 a playout move is a random legal card with that chance, drawn from the
 kernel's own stream (``rng``, splitmix64): the same distribution as the Python backend, not the
@@ -112,8 +113,8 @@ def playout(s, card, team, endgame_cards, epsilon, rng, v, world, r, sw, cache) 
 
 
 @njit
-def search_sums(template, worlds, cards, sw, team, endgame_cards, epsilon, playouts, rng, sums) -> None:
-    """``sums[i]`` += the value of ``cards[i]`` in every world and playout (module docstring).
+def search_values(template, worlds, cards, sw, team, endgame_cards, epsilon, playouts, rng, values) -> None:
+    """``values[w, i]`` += the value of ``cards[i]`` in world w, every playout (module docstring).
 
     Args:
         template: int64[NUM_FIELDS], the decision's row (``world_row``); its seat's turn.
@@ -124,7 +125,7 @@ def search_sums(template, worlds, cards, sw, team, endgame_cards, epsilon, playo
         endgame_cards: cards left when the exact search takes over.
         epsilon, playouts: ``SearchConfig``'s.
         rng: uint64[1], the random stream for ``epsilon``.
-        sums: float64[L], added to.
+        values: float64[W, L], added to.
     """
     base = np.empty((1, NUM_FIELDS), dtype=np.int64)
     s = np.empty((1, NUM_FIELDS), dtype=np.int64)
@@ -140,7 +141,7 @@ def search_sums(template, worlds, cards, sw, team, endgame_cards, epsilon, playo
         for i in range(cards.shape[0]):
             for _ in range(playouts):
                 s[0, :] = base[0, :]
-                sums[i] += playout(s, cards[i], team, endgame_cards, epsilon, rng, v, world, r, sw, cache)
+                values[w, i] += playout(s, cards[i], team, endgame_cards, epsilon, rng, v, world, r, sw, cache)
 
 
 @njit

@@ -17,8 +17,8 @@ state. Here, for every (world, legal card) row:
    reward; the deciding team's value is it, or its negative, times the reward scale (44 game
    points, the env's ``reward="diff"``).
 
-``leaf_rows`` is the kernel; ``critic_sums`` adds each card's values over the worlds, as
-``search_sums`` does for playouts. Which seat the rows are written for and with which sign is
+``leaf_rows`` is the kernel; ``critic_values`` gives each card's value in each world, as
+``search_values`` does for playouts. Which seat the rows are written for and with which sign is
 checked against the engine's own observations in ``tests/agents/test_critic_leaves.py``.
 """
 
@@ -89,7 +89,7 @@ def leaf_rows(
     return k
 
 
-def critic_sums(
+def critic_values(
     net: BalootNet,
     template: np.ndarray,
     worlds: np.ndarray,
@@ -98,8 +98,8 @@ def critic_sums(
     team: int,
     endgame_cards: int,
 ) -> np.ndarray:
-    """Each card's value summed over the worlds (game points for ``team``, R7): exact where the
-    hand ends or is in its endgame, else the critic's estimate (module docstring).
+    """Each card's value in each world (worlds x cards, game points for ``team``, R7): exact
+    where the hand ends or is in its endgame, else the critic's estimate (module docstring).
 
     Raises:
         ValueError: ``net`` has no privileged critic (its value head would not see the hands).
@@ -117,5 +117,4 @@ def critic_sums(
             v = net.value(torch.from_numpy(rows[:k])).double().numpy() * REWARD_SCALE
         at = sign != 0
         values[at] = sign[at] * v[exact[at].astype(np.int64)]
-    out: np.ndarray = values.sum(axis=0)
-    return out
+    return values

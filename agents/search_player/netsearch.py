@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from agents.judgement import Judgement
 from agents.search_player.player import SearchAgent, SearchConfig
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
@@ -163,23 +164,23 @@ class NetSearchAgent(Agent):
             raise TypeError(f"netsearch needs policy bundles, got {type(policy).__name__}, {type(playouts).__name__}")
         self.config = config
         self.policy = policy
-        leaf_sums = None
+        leaf_values = None
         if config.leaves == "critic":
             # needs torch (the train extra), like the policy itself
-            from agents.search_player.critic_leaves import critic_sums
+            from agents.search_player.critic_leaves import critic_values
 
             if not policy.net.spec.privileged_critic:
                 raise ConfigError(
                     f"netsearch param leaves 'critic' needs a policy with a privileged critic; {config.policy} has none"
                 )
-            leaf_sums = partial(critic_sums, policy.net)
+            leaf_values = partial(critic_values, policy.net)
         elif config.leaves == "policy":
             # needs torch (the train extra), like the policy itself
-            from agents.search_player.policy_leaves import policy_sums
+            from agents.search_player.policy_leaves import policy_values
 
             self.rollout = playouts
-            leaf_sums = partial(policy_sums, playouts.net)
-        self.search = SearchAgent(seed, config.search, leaf_sums)
+            leaf_values = partial(policy_values, playouts.net)
+        self.search = SearchAgent(seed, config.search, leaf_values)
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int) -> None:
@@ -191,27 +192,33 @@ class NetSearchAgent(Agent):
         return {"agent": self.name, "params": self.config.to_dict(), "policy": self.policy.describe()}
 
     def act(self, view: PlayerView) -> int:
-        return self.decide(view)[0]
+        return self.judge(view).action
 
-    def decide(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
-        """The action and, for a searched choice, every legal action's value (else None), as
-        ``SearchAgent.decide`` gives them: the labelling of positions (``train.labels``, expert
-        iteration's teacher) turns the values into targets."""
+    def judge(self, view: PlayerView) -> Judgement:
+        """The action and, for a searched choice, every legal action's value (and a card's
+        errors), as ``SearchAgent.judge`` gives them: the labelling of positions
+        (``train.labels``, expert iteration's teacher) turns the values into targets."""
         if view.phase != PLAY:
             if self.config.bidding == "network":
-                return self.policy.act(view), None
+                return Judgement(self.policy.act(view))
             if self.config.search.calls == "searched":
-                return self._searched_call(view)
-            return self.search.act(view), None  # the heuristic's bars (R3, R4)
+                return Judgement(*self._searched_call(view))
+            return Judgement(self.search.act(view))  # the heuristic's bars (R3, R4)
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0], None
-        values = self.search.evaluate(view)
+            return Judgement(legal[0])
+        if self.search.config.backend != "core":
+            values = self.search.evaluate(view)
+            self.last_stats = self.search.last_stats
+            return Judgement(self.pick(view, values), values)
+        found = self.search.card_values(view, self.search.rng)
         self.last_stats = self.search.last_stats
-        return self.pick(view, values), values
+        values = found.values()
+        action = self.pick(view, values)
+        return Judgement(action, values, found.gap_errors(action))
 
     def pick(self, view: PlayerView, values: dict[int, float]) -> int:
-        """The card ``decide`` plays given every legal card's searched value (``choose``)."""
+        """The card ``judge`` plays given every legal card's searched value (``choose``)."""
         legal = cards_of(view.legal_mask)
         if not self.config.prior:
             best = max(values.values())

@@ -43,16 +43,18 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
+from agents.judgement import Judgement
 from agents.rule_based.card_play import choose_card
 from agents.rule_based.heuristic import HeuristicAgent
-from agents.search_player.batch_search import search_sums
+from agents.search_player.batch_search import search_values
 from agents.search_player.calls import CallFilter, call_values, conditioned_worlds, doubling_values
+from agents.search_player.card_values import CardValues
 from agents.search_player.endgame import solve
 from agents.search_player.sampling import WorldSampler
 from baloot_env.batch.convert import state_row
@@ -302,7 +304,7 @@ def cards_left(state: HandState) -> int:
     return sum(h.bit_count() for h in state.hands)
 
 
-LeafSums = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray]
+LeafValues = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray]
 
 
 class SearchAgent(Agent):
@@ -311,15 +313,16 @@ class SearchAgent(Agent):
     name = "search"
     deterministic = False
 
-    def __init__(self, seed: int = 0, config: SearchConfig | None = None, leaf_sums: LeafSums | None = None):
-        """``leaf_sums``: on the core backend, what values a card in a batch of worlds instead of
-        the heuristic playouts (``netsearch``'s critic leaves); called as ``leaf_sums(template,
-        worlds, cards, switches, team, endgame_cards)``, it returns each card's sum over the worlds."""
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None, leaf_values: LeafValues | None = None):
+        """``leaf_values``: on the core backend, what values a card in a batch of worlds instead of
+        the heuristic playouts (``netsearch``'s critic or policy leaves); called as
+        ``leaf_values(template, worlds, cards, switches, team, endgame_cards)``, it returns each
+        card's value in each world (worlds x cards)."""
         super().__init__(seed)
         self.config = config or SearchConfig()
         self.heuristic = HeuristicAgent(seed)
-        self.leaf_sums = leaf_sums
-        if leaf_sums is not None and self.config.backend != "core":
+        self.leaf_values = leaf_values
+        if leaf_values is not None and self.config.backend != "core":
             raise ConfigError("search leaves other than playouts need backend 'core'")
         self.last_stats: dict[str, Any] = {}
 
@@ -327,27 +330,33 @@ class SearchAgent(Agent):
         return {"agent": self.name, "params": self.config.to_dict()}
 
     def act(self, view: PlayerView) -> int:
-        return self.decide(view)[0]
+        return self.judge(view).action
 
-    def decide(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
-        """The action and, for a searched choice, every legal action's value (else None): the
-        cards of a card choice, and with ``calls: "searched"`` the calls of a bid or double.
+    def judge(self, view: PlayerView) -> Judgement:
+        """The action and, for a searched choice, every legal action's value: the cards of a card
+        choice (with their errors on the core backend), and with ``calls: "searched"`` the calls
+        of a bid or double.
 
-        Used by ``act`` and by the labelling of positions (``train.labels``), which turns the
-        values into soft or policy-improvement targets.
+        Used by ``act`` and by the labelling of positions (``train.labels``, ``agents.teacher``),
+        which turns the values into soft or policy-improvement targets.
         """
         if view.phase in (BIDDING, DOUBLING) and self.config.calls == "searched":
-            return self._searched_call(view)
+            return Judgement(*self._searched_call(view))
         if view.phase != PLAY:
-            return self.heuristic.act(view), None  # R3, R4: the heuristic's bars (module docstring)
+            return Judgement(self.heuristic.act(view))  # R3, R4: the heuristic's bars (module docstring)
         legal = cards_of(view.legal_mask)
         if len(legal) == 1:
-            return legal[0], None
-        values = self.evaluate(view)
-        return self.pick(view, values), values
+            return Judgement(legal[0])
+        if self.config.backend != "core":
+            values = self.evaluate(view)
+            return Judgement(self.pick(view, values), values)
+        found = self.card_values(view, self.rng)
+        values = found.values()
+        action = self.pick(view, values)
+        return Judgement(action, values, found.gap_errors(action))
 
     def pick(self, view: PlayerView, values: dict[int, float]) -> int:
-        """The card ``decide`` plays given every legal card's value: the best one. Ties (common
+        """The card ``judge`` plays given every legal card's value: the best one. Ties (common
         when the cards are equivalent) go to the heuristic's choice when it is among them, else
         to the lowest id: stable and deterministic."""
         best = max(values.values())
@@ -384,9 +393,7 @@ class SearchAgent(Agent):
         cfg = self.config
         rng = rng or self.rng
         if cfg.backend == "core":
-            legal = cards_of(view.legal_mask)
-            totals, played = self.card_sums(view, rng)
-            return {c: float(totals[i]) / (played * cfg.playouts) for i, c in enumerate(legal)}
+            return self.card_values(view, rng).values()
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -412,19 +419,16 @@ class SearchAgent(Agent):
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: sums[c] / (n * cfg.playouts) for c in legal}
 
-    def card_sums(self, view: PlayerView, rng: random.Random, world_count: int = 0) -> tuple[np.ndarray, int]:
-        """``evaluate`` on the core (``batch_search.search_sums``) before the mean: every legal
-        card's (``cards_of`` order) sum of values over the worlds and playouts, and the worlds
-        played. ``world_count`` > 0 plays that many instead of ``config.worlds``, so that a caller
-        can split one search into batches and see its spread (``train.teacher_noise``): the
-        sums are of whole game points, so batches add up to one search's sums exactly.
+    def card_values(self, view: PlayerView, rng: random.Random) -> CardValues:
+        """``evaluate`` on the core (``batch_search.search_values``, or ``leaf_values``) before the
+        mean: every legal card's value in every world played, and their sums.
 
         The worlds come from the same sampler, drawn in the same order from ``rng`` as the Python
         backend draws them; with ``epsilon`` 0 nothing else is drawn, so the same seed gives the
         same worlds and the same values.
         """
 
-        cfg = replace(self.config, worlds=world_count) if world_count else self.config
+        cfg = self.config
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
         legal = cards_of(view.legal_mask)
@@ -438,6 +442,7 @@ class SearchAgent(Agent):
         endgame_cards = NUM_SEATS * cfg.endgame_tricks
         start = time.perf_counter()
         template = None
+        per_world: list[np.ndarray] = []
         call_filter = None
         if cfg.condition_play and view.bids:
             call_filter = CallFilter(view, rng)
@@ -462,18 +467,24 @@ class SearchAgent(Agent):
                 worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
-            if self.leaf_sums is not None:
-                sums += self.leaf_sums(template, worlds, cards, sw, team, endgame_cards) * cfg.playouts
+            if self.leaf_values is not None:  # deterministic leaves: every playout of a world alike
+                each = self.leaf_values(template, worlds, cards, sw, team, endgame_cards)
+                sums += each.sum(axis=0) * cfg.playouts
             else:
-                search_sums(
-                    template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, sums
+                played = np.zeros((len(worlds), len(legal)), dtype=np.float64)
+                search_values(
+                    template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, played
                 )
+                sums += played.sum(axis=0)  # whole game points: the sum is exact in any order
+                each = played / cfg.playouts
+            per_world.append(each)
             n += len(worlds)
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         if call_filter is not None:
             self.last_stats["calls_drawn"] = call_filter.drawn
             self.last_stats["calls_kept"] = call_filter.kept
-        return sums, n
+        each_world = np.concatenate(per_world) if per_world else np.zeros((0, len(legal)))
+        return CardValues(tuple(legal), sums, each_world, cfg.playouts)
 
     def _finish(
         self, s: HandState, team: int, leaf: Callable[[int, int], int], endgame_cards: int, rng: random.Random

@@ -17,7 +17,7 @@ legal card) row, all rows in lockstep:
    logits played in every row (ties: the lowest card), and rows that end or reach the endgame
    valued as in 1.
 
-``policy_sums`` adds each card's values over the worlds, as ``search_sums`` does for playouts.
+``policy_values`` gives each card's value in each world, as ``search_values`` does for playouts.
 The playout of a row is checked against the engine played card by card with the network as a
 ``PolicyAgent`` in ``tests/agents/test_policy_leaves.py``.
 """
@@ -97,7 +97,7 @@ def play_best(s, sw, rows, logits, legal, n_cards, team, endgame_cards, world_ro
         _settle(s, k, k // n_cards, team, endgame_cards, over, world_rows, r, sw, caches, values, active)
 
 
-def policy_sums(
+def policy_values(
     net: BalootNet,
     template: np.ndarray,
     worlds: np.ndarray,
@@ -106,8 +106,8 @@ def policy_sums(
     team: int,
     endgame_cards: int,
 ) -> np.ndarray:
-    """Each card's value summed over the worlds (game points for ``team``, R7), every playout
-    continued by ``net``'s greedy card play (module docstring)."""
+    """Each card's value in each world (worlds x cards, game points for ``team``, R7), every
+    playout continued by ``net``'s greedy card play (module docstring)."""
     n_worlds, n_cards = worlds.shape[0], cards.shape[0]
     n = n_worlds * n_cards
     s = np.empty((n, NUM_FIELDS), dtype=np.int64)
@@ -127,5 +127,5 @@ def policy_sums(
         with torch.inference_mode():
             logits = net.card_logits(torch.from_numpy(obs[:m])).numpy()
         play_best(s, sw, rows, logits, legal[:m], n_cards, team, endgame_cards, world_rows, caches, values, active)
-    out: np.ndarray = values.reshape(n_worlds, n_cards).sum(axis=0)
+    out: np.ndarray = values.reshape(n_worlds, n_cards)
     return out

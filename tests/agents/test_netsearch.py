@@ -86,18 +86,20 @@ def test_prior_zero_plays_one_of_the_searchs_best_cards(policy):
     assert differs > 0
 
 
-def test_decide_gives_the_card_act_plays_and_the_searchs_values_of_every_card(policy):
-    """``decide`` (a teacher's labels) is ``act`` with the search's values beside the card."""
+def test_judge_gives_the_card_act_plays_and_the_searchs_values_of_every_card(policy):
+    """``judge`` (a teacher's labels) is ``act`` with the search's values beside the card."""
     cfg = NetSearchConfig(prior=0.0, search=SearchConfig(worlds=12))
     for i, state in enumerate(_play_positions(4, 20)):
         view = PlayerView.from_state(state, state.to_act)
-        card, values = NetSearchAgent(i, cfg, policy).decide(view)
+        judged = NetSearchAgent(i, cfg, policy).judge(view)
+        card, values = judged.action, judged.values
         assert card == NetSearchAgent(i, cfg, policy).act(view)  # same seed: the same worlds
         assert values == SearchAgent(i, cfg.search).evaluate(view)
     searched = NetSearchAgent(0, NetSearchConfig.from_dict({"worlds": 4, "call_worlds": 16}), policy)
     state = HandState(random_deal(random.Random(5)))
     view = PlayerView.from_state(state, state.to_act)
-    call, values = searched.decide(view)  # a searched bid: every legal call valued
+    judged = searched.judge(view)  # a searched bid: every legal call valued
+    call, values = judged.action, judged.values
     assert values is not None and sorted(values) == cards_of(view.legal_mask) and call in values
 
 
@@ -185,9 +187,9 @@ def test_the_default_search_underneath_searches_its_calls():
 
 
 def test_critic_leaves_value_the_cards_by_the_networks_critic(policy):
-    """``leaves: critic``: the card values are ``critic_sums``'s over the same worlds, so the card
+    """``leaves: critic``: the card values are ``critic_values``'s over the same worlds, so the card
     played is one of their best; a network without a privileged critic is refused."""
-    from agents.search_player.critic_leaves import critic_sums
+    from agents.search_player.critic_leaves import critic_values
 
     cfg = NetSearchConfig(leaves="critic", search=SearchConfig(worlds=8))
     differs = 0
@@ -195,7 +197,7 @@ def test_critic_leaves_value_the_cards_by_the_networks_critic(policy):
         view = PlayerView.from_state(state, state.to_act)
         agent = NetSearchAgent(i, cfg, policy)
         values = agent.search.evaluate(view)
-        assert agent.search.leaf_sums.func is critic_sums
+        assert agent.search.leaf_values.func is critic_values
         played = NetSearchAgent(i, cfg, policy).act(view)  # same seed: the same worlds
         assert values[played] == max(values.values())
         differs += values != SearchAgent(i, cfg.search).evaluate(view)

@@ -16,11 +16,11 @@ from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.registry import make_agent
-from agents.search_player.batch_search import search_sums
+from agents.search_player.batch_search import search_values
 from agents.search_player.endgame import solve
 from agents.search_player.netsearch import NetSearchConfig
 from agents.search_player.player import cards_left, leaf_function, world_row
-from agents.search_player.policy_leaves import policy_sums
+from agents.search_player.policy_leaves import policy_values
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import cards_of
 from baloot_env.errors import ConfigError
@@ -60,12 +60,13 @@ def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_car
     for state, seat in card_decisions(rules, 6, seed=9):
         view = PlayerView.from_state(state, seat)
         legal = cards_of(view.legal_mask)
-        worlds = np.array([state.hands, state.hands], dtype=np.int64)  # the same world twice: twice its value
-        got = policy_sums(
+        worlds = np.array([state.hands, state.hands], dtype=np.int64)  # the same world twice: its value twice
+        got = policy_values(
             net, world_row(view, list(state.hands), rules), worlds, np.array(legal), sw, team_of(seat), endgame_cards
         )
         for i, card in enumerate(legal):
-            assert got[i] == 2 * _engine_value(state, seat, card, player, endgame_cards), (card, got[i])
+            want = _engine_value(state, seat, card, player, endgame_cards)
+            assert got[0, i] == got[1, i] == want, (card, got[:, i])
             checked += 1
     assert checked > 60
 
@@ -83,9 +84,9 @@ def test_a_network_that_plays_as_the_heuristic_would_not_change_the_endgame_valu
         view = PlayerView.from_state(state, seat)
         cards = np.array(cards_of(view.legal_mask), dtype=np.int64)
         template, worlds = world_row(view, list(state.hands), rules), np.array([state.hands], dtype=np.int64)
-        sums = np.zeros(len(cards))
-        search_sums(template, worlds, cards, sw, team_of(seat), 12, 0.0, 1, np.zeros(1, dtype=np.uint64), sums)
-        assert policy_sums(net, template, worlds, cards, sw, team_of(seat), 12).tolist() == sums.tolist()
+        values = np.zeros((1, len(cards)))
+        search_values(template, worlds, cards, sw, team_of(seat), 12, 0.0, 1, np.zeros(1, dtype=np.uint64), values)
+        assert policy_values(net, template, worlds, cards, sw, team_of(seat), 12).tolist() == values.tolist()
         seen += 1
     assert seen > 10
 

@@ -234,7 +234,7 @@ def test_core_backend_chooses_like_the_python_backend():
             for k, (_, view) in enumerate(_positions(rules, episode, seed=100 * i + j, count=10, min_legal=2)):
                 seed = 1000 * i + 10 * j + k
                 agents = [SearchAgent(seed, SearchConfig(backend=b, **params)) for b in ("python", "core")]
-                (card_p, values_p), (card_c, values_c) = (a.decide(view) for a in agents)
+                (card_p, values_p), (card_c, values_c) = ((j.action, j.values) for j in (a.judge(view) for a in agents))
                 assert values_c == values_p, (params, rules, view.to_act)
                 assert card_c == card_p
                 assert agents[0].last_stats == agents[1].last_stats
@@ -281,9 +281,9 @@ def test_search_kernels_read_no_hidden_card():
         sums = []
         for template_world in (worlds[0], worlds[-1], np.array(state.hands)):
             template = world_row(view, [int(h) for h in template_world])
-            out = np.zeros(len(legal))
-            batch_search.search_sums(
+            out = np.zeros((len(worlds), len(legal)))
+            batch_search.search_values(
                 template, worlds, legal, sw, view.seat % 2, 12, 0.0, 1, np.zeros(1, np.uint64), out
             )
-            sums.append(out)
+            sums.append(out.sum(axis=0))
         assert np.array_equal(sums[0], sums[1]) and np.array_equal(sums[0], sums[2])

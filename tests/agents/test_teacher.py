@@ -8,6 +8,7 @@ import json
 import pytest
 
 from agents import HeuristicAgent, PlayerView
+from agents.judgement import Judgement
 from agents.neural.bundle import load_policy
 from agents.registry import AgentSpecError
 from agents.search_player.netsearch import NetSearchAgent
@@ -30,18 +31,20 @@ def test_a_search_decides_and_any_other_agent_acts_without_values():
     view = PlayerView.from_state(state, seat)
     search = make_teacher("search", 0)
     assert isinstance(search, SearchAgent) and isinstance(search, Teacher)
-    action, values = search.decide(view)
-    assert values is not None and set(values) == set(view.legal_actions) and action in values
+    judged = search.judge(view)
+    values, errors = judged.values, judged.errors
+    assert values is not None and set(values) == set(view.legal_actions) and judged.action in values
+    assert errors is not None and set(errors) == set(values) and errors[judged.action] == 0
     heuristic = make_teacher("heuristic", 0)
     assert isinstance(heuristic, Acting) and heuristic.name == "heuristic"
-    assert heuristic.decide(view) == (HeuristicAgent(0).act(view), None)
+    assert heuristic.judge(view) == Judgement(HeuristicAgent(0).act(view))
 
 
 def test_the_rollout_network_is_given_when_the_teacher_is_made(tmp_path):
     rollout = load_policy("policies/strong")
     t = make_teacher(_spec(tmp_path, leaves="policy"), 0, rollout)
     assert isinstance(t, NetSearchAgent)
-    assert t.rollout is rollout and t.search.leaf_sums is not None and t.search.leaf_sums.args == (rollout.net,)
+    assert t.rollout is rollout and t.search.leaf_values is not None and t.search.leaf_values.args == (rollout.net,)
     own = make_teacher(_spec(tmp_path, leaves="policy"), 0)  # no rollout: the policy plays the playouts
     assert isinstance(own, NetSearchAgent) and own.rollout is own.policy
 

@@ -1,5 +1,5 @@
-"""The teacher's noise (``train.teacher_noise``): the batched search is the teacher's own search,
-the two searches are independent, the verdicts follow their definitions, and bad input is
+"""The teacher's noise (``train.teacher_noise``): each search is the teacher's own, the two
+searches are independent, the errors and verdicts follow their definitions, and bad input is
 refused before any work."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from tests.helpers import card_decisions
-from train.teacher_noise import Searched, compare, measure, report, search_batches, searcher
+from train.teacher_noise import Searched, compare, measure, report, search_once, searcher
 
 REWARD = Reward("diff", 44.0)
 SEARCH4 = "tests/train/search4.json"  # the search teacher with 4 worlds: fast
@@ -44,27 +44,30 @@ def _views(n: int):
     return out
 
 
-def test_the_batches_add_up_to_the_teachers_own_search_and_play_its_card():
-    """Batches of 4 of 16 worlds from the same seed: the same worlds and the same values as one
-    search of 16, and the card that decide plays."""
+def test_each_search_is_the_teachers_own_and_its_errors_are_the_spread_over_the_worlds():
+    """From the same seed: the values and the card of the teacher's judgement, and errors that are
+    the standard deviation over the worlds (paired for the gaps) over the root of the worlds."""
     for view in _views(12):
-        whole = SearchAgent(9, SearchConfig(worlds=16))
-        batched = SearchAgent(9, SearchConfig(worlds=16))
-        action, values = whole.decide(view)
-        s = search_batches(batched, view, 4)
+        judged = SearchAgent(9, SearchConfig(worlds=16)).judge(view)
+        s = search_once(SearchAgent(9, SearchConfig(worlds=16)), view)
+        found = SearchAgent(9, SearchConfig(worlds=16)).card_values(view, random.Random(9))
         legal = cards_of(view.legal_mask)
-        assert values is not None
-        assert np.array_equal(s.values, [values[c] for c in legal])
-        assert legal[s.pick] == action
-        assert (s.se >= 0).all() and s.se_gap[s.pick] == 0
+        assert judged.values is not None and judged.errors is not None
+        assert np.array_equal(s.values, [judged.values[c] for c in legal])
+        assert legal[s.pick] == judged.action
+        assert np.array_equal(s.se_gap, [judged.errors[c] for c in legal]) and s.se_gap[s.pick] == 0
+        assert found.worlds == 16 and np.allclose(found.per_world.mean(axis=0), s.values)
+        assert np.allclose(s.se, found.per_world.std(axis=0, ddof=1) / 4)
+        gap = found.per_world[:, s.pick : s.pick + 1] - found.per_world
+        assert np.allclose(s.se_gap, gap.std(axis=0, ddof=1) / 4)
 
 
 def test_identical_searches_agree_and_the_standard_error_shrinks_with_more_worlds():
     views = _views(20)
-    same = [compare(*(search_batches(SearchAgent(4, SearchConfig(worlds=32)), v, 8) for _ in range(2))) for v in views]
+    same = [compare(*(search_once(SearchAgent(4, SearchConfig(worlds=32)), v) for _ in range(2))) for v in views]
     assert all(best and agree == 1.0 for best, agree, _, _ in same)  # one seed twice: no noise at all
-    few = np.mean([search_batches(SearchAgent(1, SearchConfig(worlds=16)), v, 8).se.mean() for v in views])
-    many = np.mean([search_batches(SearchAgent(1, SearchConfig(worlds=256)), v, 8).se.mean() for v in views])
+    few = np.mean([search_once(SearchAgent(1, SearchConfig(worlds=16)), v).se.mean() for v in views])
+    many = np.mean([search_once(SearchAgent(1, SearchConfig(worlds=256)), v).se.mean() for v in views])
     assert many < few / 2  # 16 times the worlds: a quarter of the error, give or take the estimate's own noise
 
 
@@ -89,11 +92,11 @@ def test_the_positions_do_not_depend_on_the_teacher_and_the_report_counts_them(t
     player = _player()
     search32 = tmp_path / "search32.json"
     search32.write_text(json.dumps({"agent": "search", "params": {"worlds": 32}}))
-    a = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player, 4)
-    b = measure(30, 5, RuleConfig(), REWARD, str(search32), player, 8)
+    a = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player)
+    b = measure(30, 5, RuleConfig(), REWARD, str(search32), player)
     assert len(a) == len(b) == 30
     assert np.array_equal(a.trick, b.trick)  # the same decisions, whichever teacher searched them
-    again = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player, 4)
+    again = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player)
     assert np.array_equal(a.set_agree, again.set_agree) and np.array_equal(a.card_se, again.card_se)
     figures = report(a)
     assert figures["all"]["decisions"] == 30
@@ -113,8 +116,7 @@ def test_only_a_fixed_size_search_on_the_core_is_measured():
 @pytest.mark.parametrize(
     "args",
     [
-        ["--batches", "1"],
-        ["--batches", "99999"],
+        ["--teacher", "tests/train/search1.json"],
         ["--teacher", "heuristic"],
         ["--positions", "0"],
         ["--policy", "no/such/bundle"],
@@ -137,7 +139,7 @@ def test_out_must_be_a_json_file_and_the_command_writes_its_report(tmp_path):
     assert r.returncode == 2 and ".json" in r.stderr
     out = tmp_path / "n.json"
     r = subprocess.run(
-        [sys.executable, "-m", "train", "noise", "--positions", "12", "--teacher", SEARCH4, "--batches", "4"]
+        [sys.executable, "-m", "train", "noise", "--positions", "12", "--teacher", SEARCH4]
         + ["--out", str(out), "--quiet"],
         capture_output=True,
         text=True,
@@ -145,10 +147,10 @@ def test_out_must_be_a_json_file_and_the_command_writes_its_report(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     report = json.loads(out.read_text())
-    assert report["all"]["decisions"] == 12 and report["batches"] == 4
+    assert report["all"]["decisions"] == 12 and report["teacher"] == SEARCH4
 
 
 def test_random_module_unused():  # the draws flow from the seed argument, not the global random
     state = random.getstate()
-    measure(6, 1, RuleConfig(), REWARD, SEARCH4, _player(), 4)
+    measure(6, 1, RuleConfig(), REWARD, SEARCH4, _player())
     assert random.getstate() == state
