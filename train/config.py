@@ -54,6 +54,11 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     return field(default=default, metadata={"help": help})
 
 
+def field_help(cls: type, name: str) -> str:
+    """The help text of the config dataclass ``cls``'s field ``name`` (its ``_f`` metadata)."""
+    return str(next(f.metadata["help"] for f in dataclasses.fields(cls) if f.name == name))
+
+
 MAX_PROCESSES = MAX_WORKERS  # learner processes of one run (ppo.processes, train.learners)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
@@ -235,7 +240,9 @@ class ExpertConfig:
     targets: str = _f(
         "improve",
         "'improve': the learner's policy times exp(value / temperature) on searched choices (train.labels); "
-        "'teacher': the teacher's action, or softmax(value / temperature) with temperature > 0",
+        "'teacher': the teacher's action, or softmax(value / temperature) with temperature > 0; "
+        "'matched': the learner's policy times exp(-gap / its standard error), unchanged where the teacher "
+        "cannot tell the cards apart (the temperature unused)",
     )
     temperature: float = _f(0.05, "of the targets, in game points of the teacher's values")
     epochs: int = _f(8, "passes over each round's positions")
@@ -254,6 +261,11 @@ class ExpertConfig:
         False,
         "with a netsearch teacher of leaves 'policy': the round's learner plays its playouts "
         "(the network guides the search that teaches it), not the teacher's rollout bundle",
+    )
+    self_agreement: float = _f(
+        0.0,
+        "the teacher's own agreement on its equally good cards (python -m train noise, docs/RESULTS.md); "
+        "each fit prints the student's agreement as a share of it (0: unknown)",
     )
 
 
@@ -555,6 +567,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _number("expert.value_weight", x.value_weight, 0)
     _need(1 <= x.workers <= MAX_WORKERS, "expert.workers", x.workers, f"in [1, {MAX_WORKERS}]")
     _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
+    _need(0 <= x.self_agreement <= 1, "expert.self_agreement", x.self_agreement, "in [0, 1] (a share)")
     held = x.positions * (1 + x.aggregate)
     what = f"{held:,} labelled positions (the round's and expert.aggregate's)"
     _fits("expert.positions", what, held, cfg.net.privileged_critic)

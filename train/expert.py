@@ -35,6 +35,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 
 from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
@@ -51,8 +52,8 @@ from eval.cli import (
     memory_need,
     one_line,
 )
-from train.config import EnvConfig, ExpertConfig, config_from_dict
-from train.labels import TARGETS, Labels, label_parallel, position_bytes, tensors
+from train.config import EnvConfig, ExpertConfig, config_from_dict, field_help
+from train.labels import TARGETS, Labels, label_parallel, position_bytes, set_agreement, tensors
 from train.pretrain import fit_labelled, fit_processes
 
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
@@ -113,9 +114,50 @@ def expert_round(
             )
 
     fit_labelled(net, tensors(fitted, cfg.temperature, cfg.targets), cfg, seed, after_epoch, fit_processes(cfg, net))
+    stats.update(agreement(net, labels, cfg.self_agreement, quiet))
     stats["label_seconds"] = t_label
     stats["seconds"] = time.perf_counter() - t0
     return stats, labels
+
+
+def greedy_actions(net: BalootNet, obs: np.ndarray, masks: np.ndarray, batch: int = 4096) -> np.ndarray:
+    """The network's greedy action at each position (observations, legal masks)."""
+    device = next(net.parameters()).device
+    out = []
+    with torch.no_grad():
+        for lo in range(0, len(obs), batch):
+            o = torch.from_numpy(np.ascontiguousarray(obs[lo : lo + batch, : net.spec.obs_size])).to(device)
+            m = torch.from_numpy(np.ascontiguousarray(masks[lo : lo + batch])).to(device)
+            out.append(net(o, m)[0].argmax(dim=1).cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def agreement(net: BalootNet, labels: Labels, self_agreement: float, quiet: bool) -> dict[str, float]:
+    """How often the fitted student's greedy card is among the teacher's equally good cards
+    (``train.labels.set_agreement``) on the round's searched decisions (the positions it was fitted
+    on), and that as a share of the teacher's own set agreement (``self_agreement``, measured by
+    ``python -m train noise``; 0: not known), the ceiling share. Nothing for labels without
+    errors."""
+    try:
+        share, n = set_agreement(labels, greedy_actions(net, labels.obs, labels.masks))
+    except ValueError:  # labels without the teacher's errors: no equally good set to compare with
+        return {}
+    out = {"set_agreement": share}
+    if self_agreement > 0:
+        out["ceiling_share"] = share / self_agreement
+    if not quiet:
+        ceiling = (
+            f"; the teacher agrees with itself on the set in {self_agreement:.1%}: {share / self_agreement:.1%} of its ceiling"
+            if self_agreement > 0
+            else " (the teacher's self-agreement not given: expert.self_agreement)"
+        )
+        print(
+            f"[expert] the student's card is among the teacher's equally good cards in {share:.1%} of {n:,} "
+            f"searched decisions{ceiling}",
+            file=sys.stderr,
+            flush=True,
+        )
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     fit_p.add_argument("--temperature", type=float, default=d.temperature)
     fit_p.add_argument("--epochs", type=int, default=d.epochs)
     fit_p.add_argument("--learning-rate", type=float, default=d.learning_rate)
+    fit_p.add_argument(
+        "--self-agreement", type=float, default=d.self_agreement, help=field_help(ExpertConfig, "self_agreement")
+    )
     fit_p.add_argument("--workers", type=int, default=d.workers)
     fit_p.add_argument(
         "--call-values",
@@ -189,6 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                 epochs=a.epochs,
                 learning_rate=a.learning_rate,
                 workers=a.workers,
+                self_agreement=a.self_agreement,
             )
             config_from_dict({"expert": asdict(cfg)})
             labels = Labels.join([Labels.load(f) for f in a.labels])
@@ -211,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[expert] epoch {epoch + 1}/{cfg.epochs}: {means}", file=sys.stderr, flush=True)
 
     fit_labelled(net, targets, cfg, a.seed, after_epoch, fit_processes(cfg, net))
+    agreement(net, labels, cfg.self_agreement, False)
     save_bundle(
         a.out,
         net,

@@ -161,6 +161,13 @@ class Labels:
         "teacher": one-hot on the teacher's action, or with ``soft_temperature`` > 0 the softmax
         of the values over a searched choice's legal actions.
 
+        "matched": the learner's own policy pi reweighted by how surely the teacher finds each
+        card worse than the card it plays: ``pi(a) * exp(-z(a))``, ``z(a)`` the value gap in
+        standard errors of that gap (the temperature of each card is its own error, measured
+        from the spread over the teacher's worlds, not tuned); a decision where every card is
+        within one standard error of the teacher's card keeps pi, since the teacher cannot tell
+        them apart; pi itself where nothing was searched (needs the labels' errors).
+
         "improve": a policy-improvement step on the learner's own policy pi (needs it: the
         learner played): ``pi(a) * exp((value(a) - best value) / soft_temperature)``,
         normalised, over a searched choice's legal actions; pi itself at every other
@@ -172,6 +179,8 @@ class Labels:
         """
         if rule == "improve":
             return self._improved(soft_temperature)
+        if rule == "matched":
+            return self._matched()
         t = np.zeros((len(self), NUM_ACTIONS), dtype=np.float32)
         t[np.arange(len(self)), self.actions] = 1.0
         if soft_temperature > 0:
@@ -200,8 +209,68 @@ class Labels:
         out: np.ndarray = t.astype(np.float32)
         return out
 
+    def _gaps(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows searched with errors (two valued actions or more, every one with its error:
+        card choices; searched calls have none), and on them each valued action's value gap to
+        the teacher's action (clipped at 0; NaN where unvalued) and that gap's error.
 
-TARGETS = ("teacher", "improve")  # how Labels.targets turns labels into policy targets
+        Raises:
+            ValueError: searched rows but none with errors (labels made before they were kept).
+        """
+        valued = ~np.isnan(self.action_values)
+        errors = self.action_errors if self.action_errors is not None else np.full(valued.shape, UNVALUED)
+        searched = valued.sum(axis=1) >= 2
+        rows = searched & (~np.isnan(errors) | ~valued).all(axis=1)
+        if searched.any() and not rows.any():
+            raise ValueError(
+                "the 'matched' targets and the equally good cards need the teacher's errors (labels made with them)"
+            )
+        v = self.action_values[rows].astype(np.float64)
+        played = v[np.arange(len(v)), self.actions[rows]]
+        gap = np.maximum(played[:, None] - v, 0.0)
+        return rows, gap, errors[rows].astype(np.float64)
+
+    def equally_good(self) -> tuple[np.ndarray, np.ndarray]:
+        """The searched rows, and on them the actions within one standard error of the teacher's
+        (its gap to the teacher's action at most the gap's error): the cards the teacher cannot
+        tell from its own."""
+        rows, gap, err = self._gaps()
+        with np.errstate(invalid="ignore"):
+            good = gap <= err  # NaN (unvalued) compares false
+        return rows, good
+
+    def _matched(self) -> np.ndarray:
+        played = self.policy.sum(axis=1) > 0
+        if not played.all():
+            raise ValueError("the 'matched' targets need the learner's policy at every position (the learner played)")
+        t = self.policy.astype(np.float64)
+        rows, gap, err = self._gaps()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(gap == 0, 0.0, gap / err)  # in standard errors; a sure gap (error 0) is infinite
+        z = np.where(np.isnan(gap), np.inf, z)  # unvalued: illegal, no weight
+        indistinct = (z <= 1.0).sum(axis=1) == (~np.isnan(gap)).sum(axis=1)
+        w = t[rows] * np.exp(-z)
+        total = w.sum(axis=1, keepdims=True)
+        chosen = np.eye(NUM_ACTIONS)[self.actions[rows]]
+        reweighted = np.where(total > 0, w / np.where(total > 0, total, 1.0), chosen)
+        t[rows] = np.where(indistinct[:, None], t[rows], reweighted)
+        out: np.ndarray = t.astype(np.float32)
+        return out
+
+
+def set_agreement(labels: Labels, actions: np.ndarray) -> tuple[float, int]:
+    """The share of the searched decisions where ``actions`` (a student's greedy ones, one per
+    position) is among the teacher's equally good cards (``Labels.equally_good``), and the
+    number of those decisions."""
+    rows, good = labels.equally_good()
+    n = int(rows.sum())
+    if n == 0:
+        return float("nan"), 0
+    hit = good[np.arange(n), actions[rows]]
+    return float(hit.mean()), n
+
+
+TARGETS = ("teacher", "improve", "matched")  # how Labels.targets turns labels into policy targets
 
 
 def learner(state: NetState, seed: int) -> PolicyAgent:

@@ -17,7 +17,7 @@ from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import ConfigError, config_from_dict
-from train.labels import Labels, label
+from train.labels import Labels, label, set_agreement
 
 REWARD = Reward("diff", 44.0)
 SEARCH4 = "tests/train/search4.json"  # the search teacher with 4 worlds: fast
@@ -291,3 +291,78 @@ def test_guide_lets_the_learner_play_the_teachers_playouts(tmp_path):
     with pytest.raises(ConfigError, match="expert.guide needs a teacher whose playouts a network plays"):
         config_from_dict({"expert": {"guide": True, "teacher": SEARCH4}})
     config_from_dict({"expert": {"guide": True, "teacher": str(guided)}})  # accepted
+
+
+def _judged_labels():
+    """Five decisions, hand-made: three card choices with the teacher's errors, a call without
+    values and a searched call without errors (the learner's policy everywhere)."""
+    nan = np.nan
+    n = 5
+    values = np.full((n, 42), nan, dtype=np.float32)
+    errors = np.full((n, 42), nan, dtype=np.float32)
+    policy = np.zeros((n, 42), dtype=np.float32)
+    masks = np.zeros((n, 42), dtype=np.int8)
+    # 0: card 3 played (1.0); card 7 0.2 worse, error 0.4 (z 0.5); card 9 1.0 worse, error 0.25 (z 4)
+    values[0, [3, 7, 9]], errors[0, [3, 7, 9]], policy[0, [3, 7, 9]] = [1.0, 0.8, 0.0], [0, 0.4, 0.25], [0.2, 0.5, 0.3]
+    # 1: card 7 0.1 worse, error 0.2: the teacher cannot tell the two apart
+    values[1, [3, 7]], errors[1, [3, 7]], policy[1, [3, 7]] = [1.0, 0.9], [0, 0.2], [0.1, 0.9]
+    # 2: a call, not searched
+    policy[2, [32, 35]] = [0.6, 0.4]
+    # 3: an exact endgame: card 5 one point worse in every world (error 0)
+    values[3, [4, 5]], errors[3, [4, 5]], policy[3, [4, 5]] = [2.0, 1.0], [0, 0], [0.3, 0.7]
+    # 4: a searched call: values, no errors
+    values[4, [32, 35]], policy[4, [32, 35]] = [0.0, 1.0], [0.5, 0.5]
+    masks[policy > 0] = 1
+    return Labels(
+        obs=np.zeros((n, 4), np.float32),
+        masks=masks,
+        actions=np.array([3, 3, 32, 4, 35]),
+        action_values=values,
+        values=np.zeros(n, np.float32),
+        policy=policy,
+        action_errors=errors,
+    )
+
+
+def test_matched_targets_weigh_each_card_by_its_gap_in_standard_errors():
+    labels = _judged_labels()
+    t = labels.targets(0.05, "matched")
+    w = np.array([0.2, 0.5 * np.exp(-0.5), 0.3 * np.exp(-4.0)])
+    assert t[0, [3, 7, 9]] == pytest.approx(w / w.sum())
+    assert t[0].sum() == pytest.approx(1.0)
+    assert np.array_equal(t[1], labels.policy[1])  # indistinct: the learner's own policy
+    assert np.array_equal(t[2], labels.policy[2]) and np.array_equal(t[4], labels.policy[4])
+    assert t[3, 4] == 1.0 and t[3, 5] == 0.0  # a sure gap takes all the weight away
+    old = replace(labels, action_errors=None)  # a labels file without the errors
+    with pytest.raises(ValueError, match="errors"):
+        old.targets(0.05, "matched")
+
+
+def test_set_agreement_counts_the_students_card_among_the_equally_good():
+    labels = _judged_labels()
+    rows, good = labels.equally_good()
+    assert rows.tolist() == [True, True, False, True, False]
+    assert good[0, [3, 7, 9]].tolist() == [True, True, False] and good[2, [4, 5]].tolist() == [True, False]
+    share, n = set_agreement(labels, np.array([7, 7, 32, 5, 32]))
+    assert n == 3 and share == pytest.approx(2 / 3)
+    assert set_agreement(labels, np.array([9, 3, 32, 4, 32]))[0] == pytest.approx(2 / 3)
+
+
+def test_labels_files_keep_the_errors_and_older_files_load_without_them(tmp_path):
+    labels = _judged_labels()
+    labels.save(tmp_path / "new.npz")
+    back = Labels.load(tmp_path / "new.npz")
+    assert np.array_equal(back.action_errors, labels.action_errors, equal_nan=True)
+    np.savez_compressed(tmp_path / "old.npz", **{f: getattr(labels, f) for f in Labels.FIELDS if f != "action_errors"})
+    old = Labels.load(tmp_path / "old.npz")
+    assert np.isnan(old.action_errors).all()
+
+
+def test_a_search_teacher_labels_each_cards_error(tmp_path):
+    labels = label(96, 2, RuleConfig(), REWARD, False, SEARCH4, _player())
+    valued = ~np.isnan(labels.action_values)
+    cards = valued[:, :NUM_CARD_ACTIONS].sum(axis=1) >= 2
+    assert cards.sum() > 10
+    errors = labels.action_errors[cards]
+    assert np.array_equal(~np.isnan(errors), valued[cards])  # an error for every valued card
+    assert (errors[np.arange(cards.sum()), labels.actions[cards]] == 0).all() and (errors[~np.isnan(errors)] >= 0).all()
