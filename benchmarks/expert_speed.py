@@ -23,7 +23,7 @@ import torch
 from agents.neural.bundle import load_net
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from train.labels import label, label_parallel
+from train.labels import LabelJob, label, label_parallel
 
 
 def main() -> None:
@@ -39,23 +39,13 @@ def main() -> None:
     reward = Reward("diff", 44.0)
     print(f"load average before: {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores", flush=True)
     for teacher in args.teachers:
-        label(200, 1, RuleConfig(), reward, net.spec.privileged_critic, teacher, player)  # compile, caches
+        label(LabelJob(200, 1, RuleConfig(), reward, teacher, player, net.spec.privileged_critic))  # compile, caches
         for workers in args.workers:
             t0 = time.perf_counter()
-            labels = label_parallel(
-                args.positions,
-                0,
-                RuleConfig(),
-                reward,
-                net.spec.privileged_critic,
-                teacher,
-                player,
-                1.0,
-                0.03,
-                workers,
-                chunks=8,
-                quiet=True,
+            job = LabelJob(
+                args.positions, 0, RuleConfig(), reward, teacher, player, net.spec.privileged_critic, 1.0, 0.03
             )
+            labels = label_parallel(job, workers, chunks=8, quiet=True)
             dt = time.perf_counter() - t0
             f = labels.figures()
             print(

@@ -53,7 +53,7 @@ from eval.cli import (
     one_line,
 )
 from train.config import EnvConfig, ExpertConfig, config_from_dict, field_help
-from train.labels import TARGETS, Labels, label_parallel, position_bytes, set_agreement, tensors
+from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 from train.pretrain import fit_labelled, fit_processes
 
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
@@ -64,20 +64,19 @@ def label_round(net: BalootNet, cfg: ExpertConfig, seed: int, rules: RuleConfig,
     """Steps 1 and 2 of a round: ``cfg.positions`` positions of ``net``'s games (a CPU copy of
     its weights plays in each worker) labelled by ``cfg.teacher`` (``train.labels``)."""
     player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
-    return label_parallel(
+    job = LabelJob(
         cfg.positions,
         seed,
         rules,
         reward,
-        net.spec.privileged_critic,
         cfg.teacher,
         player,
+        net.spec.privileged_critic,
         cfg.learner_share,
         cfg.random_share,
-        cfg.workers,
-        quiet=quiet,
-        guide=cfg.guide,
+        cfg.guide,
     )
+    return label_parallel(job, cfg.workers, quiet=quiet)
 
 
 def expert_round(

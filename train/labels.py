@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import math
-import multiprocessing as mp
 import random
 import sys
 import time
@@ -44,6 +43,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
 from eval.games import PERSON, Games, decisions
+from train.workers import in_workers
 
 NetState = tuple[dict[str, Any], dict[str, torch.Tensor]]  # a network's spec (as a dict) and weights
 
@@ -281,32 +281,48 @@ def learner(state: NetState, seed: int) -> PolicyAgent:
     return PolicyAgent(net, seed=seed, deterministic=False)
 
 
-def label(
-    n: int,
-    seed: int,
-    rules: RuleConfig,
-    reward: Reward,
-    privileged: bool,
-    teacher_spec: str,
-    player: NetState | None,
-    learner_share: float = 1.0,
-    random_share: float = 0.0,
-    guide: bool = False,
-    progress: Callable[[int], None] | None = None,
-) -> Labels:
-    """``n`` positions of the learner's games (``player``: its network state; None: the teacher
-    plays) labelled by the teacher (module docstring, steps 1 and 2); every draw from ``seed``.
-    With ``guide`` the learner plays the teacher's playouts (``agents.teacher.make_teacher``)."""
+@dataclass(frozen=True)
+class LabelJob:
+    """One labelling job (module docstring): ``positions`` positions of games dealt and played
+    from ``seed`` under ``rules``, each paid by ``reward``; ``player`` (a network's state) plays
+    ``learner_share`` of the moves from its sampled policy (None: the teacher plays them all),
+    ``random_share`` are random; ``teacher`` (an agent spec) labels every decision, with
+    ``guide`` the player playing the teacher's playouts; ``privileged`` adds the hidden hands to
+    each observation (``HIDDEN_HANDS``, for a privileged critic)."""
+
+    positions: int
+    seed: int
+    rules: RuleConfig
+    reward: Reward
+    teacher: str
+    player: NetState | None = None
+    privileged: bool = False
+    learner_share: float = 1.0
+    random_share: float = 0.0
+    guide: bool = False
+
+    def chunks(self, count: int) -> list[LabelJob]:
+        """The job in ``count`` chunks, chunk k seeded ``seed + k``, the positions shared out."""
+        n = self.positions
+        return [replace(self, positions=n // count + (k < n % count), seed=self.seed + k) for k in range(count)]
+
+
+def label(job: LabelJob, progress: Callable[[int], None] | None = None) -> Labels:
+    """``job``'s positions of the learner's games labelled by the teacher (module docstring,
+    steps 1 and 2); every draw from its seed. With ``guide`` the learner plays the teacher's
+    playouts (``agents.teacher.make_teacher``)."""
+    n, seed, privileged = job.positions, job.seed, job.privileged
+    player, learner_share, random_share = job.player, job.learner_share, job.random_share
     rng = random.Random(seed)
     agent = learner(player, seed + 1) if player is not None else None
-    teacher = make_teacher(teacher_spec, seed, agent if guide else None)
+    teacher = make_teacher(job.teacher, seed, agent if job.guide else None)
     sampler = np.random.default_rng(seed + 1)  # the learner's draws
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
     action_values = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
     action_errors = np.full((n, NUM_ACTIONS), UNVALUED, dtype=np.float32)
     policy = np.zeros((n, NUM_ACTIONS), dtype=np.float32)
-    table = Table(rules, "hand", DealSource(rng), reward)
+    table = Table(job.rules, "hand", DealSource(rng), job.reward)
     k = start = 0
     teams: list[int] = []
 
@@ -413,46 +429,25 @@ def people_positions(games: Games, rules: RuleConfig, reward: Reward, privileged
     )
 
 
-def _label_task(args: tuple[Any, ...]) -> Labels:
-    torch.set_num_threads(1)
-    return label(*args)
+def _label_chunk(job: LabelJob) -> Labels:
+    return label(job)
 
 
-def label_parallel(
-    n: int,
-    seed: int,
-    rules: RuleConfig,
-    reward: Reward,
-    privileged: bool,
-    teacher_spec: str,
-    player: NetState | None,
-    learner_share: float,
-    random_share: float,
-    workers: int,
-    chunks: int = 0,
-    quiet: bool = False,
-    guide: bool = False,
-) -> Labels:
-    """``label`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
-    chunks = chunks or 8 * max(1, workers)
-    sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
-    tasks = [
-        (m, seed + k, rules, reward, privileged, teacher_spec, player, learner_share, random_share, guide)
-        for k, m in enumerate(sizes)
-    ]
+def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = False) -> Labels:
+    """``label`` in ``workers`` processes (``train.workers``), ``chunks`` chunks (default 8 a
+    worker), chunk k seeded ``seed + k``, joined in order."""
     parts: list[Labels] = []
     t0 = time.perf_counter()
-    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
-        for part in pool.imap(_label_task, tasks):
-            parts.append(part)
-            if not quiet:
-                done = sum(len(p) for p in parts)
-                rate = done / (time.perf_counter() - t0)
-                print(
-                    f"[expert] labelled {done:,}/{n:,} positions ({teacher_spec}, {rate:,.0f}/s)",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    for part in in_workers(_label_chunk, job.chunks(chunks or 8 * max(1, workers)), workers):
+        parts.append(part)
+        if not quiet:
+            done = sum(len(p) for p in parts)
+            rate = done / (time.perf_counter() - t0)
+            print(
+                f"[expert] labelled {done:,}/{job.positions:,} positions ({job.teacher}, {rate:,.0f}/s)",
+                file=sys.stderr,
+                flush=True,
+            )
     return Labels.join(parts)
 
 

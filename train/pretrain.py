@@ -21,7 +21,6 @@ teacher's card values into soft targets (measured harmful so far, see docs/RESUL
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import sys
 import threading
@@ -46,8 +45,9 @@ from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
 from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.hardware import device_of, resolve_precision
-from train.labels import PeoplePositions, label, labelled_arrays, people_positions
+from train.labels import LabelJob, PeoplePositions, label, labelled_arrays, people_positions
 from train.supervised import Fit, fit
+from train.workers import in_workers
 
 
 class FitRecipe(Protocol):
@@ -88,7 +88,7 @@ def collect(
     that the student also learns how much worse the other cards are (values in game points).
     The value target is the hand's reward for the acting team (``reward``).
     """
-    labels = label(n, seed, rules, reward, privileged, teacher_spec, None, random_share=random_share)
+    labels = label(LabelJob(n, seed, rules, reward, teacher_spec, privileged=privileged, random_share=random_share))
     return labels.obs, labels.masks, labels.targets(soft_temperature), labels.values
 
 
@@ -199,15 +199,14 @@ def labelled(
         (core, out, at, n, seed + k, rules, cfg.random_share, reward, privileged, *teacher)
         for k, (at, n) in enumerate(zip(starts, sizes, strict=True))
     ]
-    with mp.get_context("spawn").Pool(cfg.workers) as pool:
-        for k, _ in enumerate(pool.imap(_collect_task, tasks)):
-            if not quiet:
-                print(
-                    f"[pretrain] labelled {starts[k] + sizes[k]:,}/{cfg.positions:,} positions "
-                    f"({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
-                    file=sys.stderr,
-                    flush=True,
-                )
+    for k, _ in enumerate(in_workers(_collect_task, tasks, cfg.workers)):
+        if not quiet:
+            print(
+                f"[pretrain] labelled {starts[k] + sizes[k]:,}/{cfg.positions:,} positions "
+                f"({cfg.teacher}, {where}, chunk {k + 1}/{chunks})",
+                file=sys.stderr,
+                flush=True,
+            )
     return out
 
 

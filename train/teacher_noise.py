@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import random
 import sys
 import time
@@ -50,13 +49,12 @@ from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.loop import play_hands
-from baloot_env.rewards import Reward
-from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
 from eval.cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
 from train.config import EnvConfig
-from train.labels import NetState, learner
+from train.labels import LabelJob, learner
+from train.workers import in_workers
 
 SECOND_SEARCH_SEED = 7_919_001  # the second search's teacher is seeded this far from the first
 
@@ -146,35 +144,31 @@ def compare(a: Searched, b: Searched) -> tuple[bool, float, float, float]:
     return a.pick == b.pick, set_agree, tied, equal
 
 
-def measure(
-    n: int,
-    seed: int,
-    rules: RuleConfig,
-    reward: Reward,
-    teacher_spec: str,
-    player: NetState,
-    guide: bool = False,
-) -> Decisions:
-    """``n`` card decisions of the learner's games, each searched twice (module docstring);
-    every draw from ``seed``."""
+def measure(job: LabelJob) -> Decisions:
+    """``job.positions`` card decisions of the learner's games (``job.player`` plays every move;
+    its shares are not read), each searched twice by ``job.teacher`` (module docstring); every
+    draw from ``job.seed``."""
+    seed = job.seed
+    if job.player is None:
+        raise ConfigError("the teacher's noise is measured on a learner's games: the job needs a player")
     rng = random.Random(seed)
-    agent = learner(player, seed + 1)
+    agent = learner(job.player, seed + 1)
     sampler = np.random.default_rng(seed + 1)
-    rollout = agent if guide else None
+    rollout = agent if job.guide else None
     teachers: list[Searching] = []
     for s in (seed, seed + SECOND_SEARCH_SEED):
-        t = make_teacher(teacher_spec, s, rollout)
+        t = make_teacher(job.teacher, s, rollout)
         if not isinstance(t, SearchAgent | NetSearchAgent):
-            raise ConfigError(f"the teacher must be a search or netsearch agent, got {teacher_spec!r}")
+            raise ConfigError(f"the teacher must be a search or netsearch agent, got {job.teacher!r}")
         searcher(t)
         teachers.append(t)
     rows: list[tuple[int, bool, float, float, float]] = []
     cards: list[tuple[int, float, float]] = []
-    table = Table(rules, "hand", DealSource(rng), reward)
+    table = Table(job.rules, "hand", DealSource(rng), job.reward)
 
     def choose(view: PlayerView) -> int:
         mask = view.action_mask()
-        if view.phase == PLAY and len(view.legal_actions) > 1 and len(rows) < n:
+        if view.phase == PLAY and len(view.legal_actions) > 1 and len(rows) < job.positions:
             trick = NUM_TRICKS - view.hand.bit_count()
             a, b = (search_once(t, view) for t in teachers)
             rows.append((trick, *compare(a, b)))
@@ -185,7 +179,7 @@ def measure(
         pi = agent.probabilities(view.observation()[None], mask[None])[0]
         return sample_masked(pi[None], sampler)[0]
 
-    for _ in play_hands(table, lambda: choose, lambda: len(rows) >= n):
+    for _ in play_hands(table, lambda: choose, lambda: len(rows) >= job.positions):
         pass
     r, c = np.array(rows, dtype=np.float64).reshape(-1, 5), np.array(cards, dtype=np.float64).reshape(-1, 3)
     return Decisions(
@@ -193,35 +187,21 @@ def measure(
     )
 
 
-def _measure_task(args: tuple[Any, ...]) -> Decisions:
-    torch.set_num_threads(1)
-    return measure(*args)
-
-
-def measure_parallel(
-    n: int,
-    seed: int,
-    rules: RuleConfig,
-    reward: Reward,
-    teacher_spec: str,
-    player: NetState,
-    guide: bool,
-    workers: int,
-    quiet: bool = False,
-) -> Decisions:
-    """``measure`` in ``workers`` processes, chunk k seeded ``seed + k``, joined in order."""
-    chunks = 8 * max(1, workers)
-    sizes = [n // chunks + (k < n % chunks) for k in range(chunks)]
-    tasks = [(m, seed + k, rules, reward, teacher_spec, player, guide) for k, m in enumerate(sizes)]
+def measure_parallel(job: LabelJob, workers: int, quiet: bool = False) -> Decisions:
+    """``measure`` in ``workers`` processes (``train.workers``), 8 chunks a worker, chunk k
+    seeded ``seed + k``, joined in order."""
     parts: list[Decisions] = []
     t0 = time.perf_counter()
-    with mp.get_context("spawn").Pool(max(1, workers)) as pool:
-        for part in pool.imap(_measure_task, tasks):
-            parts.append(part)
-            if not quiet:
-                done = sum(len(p) for p in parts)
-                rate = done / (time.perf_counter() - t0)
-                print(f"[noise] {done:,}/{n:,} decisions searched twice ({rate:,.1f}/s)", file=sys.stderr, flush=True)
+    for part in in_workers(measure, job.chunks(8 * max(1, workers)), workers):
+        parts.append(part)
+        if not quiet:
+            done = sum(len(p) for p in parts)
+            rate = done / (time.perf_counter() - t0)
+            print(
+                f"[noise] {done:,}/{job.positions:,} decisions searched twice ({rate:,.1f}/s)",
+                file=sys.stderr,
+                flush=True,
+            )
     return Decisions.join(parts)
 
 
@@ -305,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     reward = EnvConfig().as_reward()
     player = (net.spec.to_dict(), {k: v.detach().cpu() for k, v in net.state_dict().items()})
     t0 = time.perf_counter()
-    decisions = measure_parallel(a.positions, a.seed, rules, reward, a.teacher, player, a.guide, a.workers, a.quiet)
+    job = LabelJob(a.positions, a.seed, rules, reward, a.teacher, player, guide=a.guide)
+    decisions = measure_parallel(job, a.workers, a.quiet)
     figures = report(decisions)
     out = {
         "policy": a.policy,

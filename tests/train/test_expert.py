@@ -17,7 +17,7 @@ from baloot_env.observation import OBS_SIZE
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import ConfigError, config_from_dict
-from train.labels import Labels, label, set_agreement
+from train.labels import LabelJob, Labels, label, set_agreement
 
 REWARD = Reward("diff", 44.0)
 SEARCH4 = "tests/train/search4.json"  # the search teacher with 4 worlds: fast
@@ -33,12 +33,12 @@ def test_the_positions_are_the_learners_and_only_the_labels_are_the_teachers():
     """With learner_share 1 the games (and so the observations) do not depend on the teacher;
     the labels do. With learner_share 0 the teacher plays: its own games."""
     player = _player()
-    a = label(120, 5, RuleConfig(), REWARD, False, "heuristic", player, learner_share=1.0)
-    b = label(120, 5, RuleConfig(), REWARD, False, "random", player, learner_share=1.0)
+    a = label(LabelJob(120, 5, RuleConfig(), REWARD, "heuristic", player, False, learner_share=1.0))
+    b = label(LabelJob(120, 5, RuleConfig(), REWARD, "random", player, False, learner_share=1.0))
     assert np.array_equal(a.obs, b.obs) and np.array_equal(a.values, b.values)
     assert not np.array_equal(a.actions, b.actions)
-    teacher_games = label(120, 5, RuleConfig(), REWARD, False, "heuristic", player, learner_share=0.0)
-    alone = label(120, 5, RuleConfig(), REWARD, False, "heuristic", None)
+    teacher_games = label(LabelJob(120, 5, RuleConfig(), REWARD, "heuristic", player, False, learner_share=0.0))
+    alone = label(LabelJob(120, 5, RuleConfig(), REWARD, "heuristic", None, False))
     assert np.array_equal(teacher_games.obs, alone.obs)
     assert not np.array_equal(teacher_games.obs, a.obs)
     legal = a.masks[np.arange(len(a)), a.actions] == 1
@@ -48,7 +48,7 @@ def test_the_positions_are_the_learners_and_only_the_labels_are_the_teachers():
 
 
 def test_search_values_every_legal_card_of_a_searched_choice_and_the_value_is_the_hands_outcome():
-    labels = label(96, 2, RuleConfig(), REWARD, True, SEARCH4, _player(privileged=True))
+    labels = label(LabelJob(96, 2, RuleConfig(), REWARD, SEARCH4, _player(privileged=True), True))
     valued = ~np.isnan(labels.action_values)
     rows = valued.any(axis=1)
     assert rows.sum() > 10
@@ -64,8 +64,8 @@ def test_a_teacher_that_searches_its_calls_values_every_legal_call_and_makes_a_b
     spec = tmp_path / "calls.json"
     spec.write_text(json.dumps({"agent": "search", "params": {"worlds": 4, "calls": "searched", "condition": True}}))
     player = _player()
-    searched = label(240, 3, RuleConfig(), REWARD, False, str(spec), player)
-    plain = label(240, 3, RuleConfig(), REWARD, False, SEARCH4, player)
+    searched = label(LabelJob(240, 3, RuleConfig(), REWARD, str(spec), player, False))
+    plain = label(LabelJob(240, 3, RuleConfig(), REWARD, SEARCH4, player, False))
     assert np.array_equal(searched.obs, plain.obs)  # the learner plays: the same positions
     calls = searched.masks[:, NUM_CARD_ACTIONS:].any(axis=1) & (searched.masks.sum(axis=1) >= 2)
     assert calls.sum() > 10
@@ -119,7 +119,7 @@ def test_targets_are_one_hot_or_the_softmax_of_the_action_values():
 
 
 def test_labels_files_hold_plain_arrays_only(tmp_path):
-    labels = label(40, 1, RuleConfig(), REWARD, False, "heuristic", None)
+    labels = label(LabelJob(40, 1, RuleConfig(), REWARD, "heuristic", None, False))
     labels.save(tmp_path / "l.npz")
     again = Labels.load(tmp_path / "l.npz")
     assert all(np.array_equal(getattr(labels, f), getattr(again, f), equal_nan=True) for f in Labels.FIELDS)
@@ -282,9 +282,9 @@ def test_guide_lets_the_learner_play_the_teachers_playouts(tmp_path):
     guided, fixed = tmp_path / "guided.json", tmp_path / "fixed.json"
     guided.write_text(json.dumps({"agent": "netsearch", "params": params}))
     fixed.write_text(json.dumps({"agent": "netsearch", "params": {**params, "rollout": str(bundle)}}))
-    a = label(80, 3, RuleConfig(), REWARD, False, str(guided), player, guide=True)
-    b = label(80, 3, RuleConfig(), REWARD, False, str(fixed), player)
-    c = label(80, 3, RuleConfig(), REWARD, False, str(guided), player)  # the champion plays the playouts
+    a = label(LabelJob(80, 3, RuleConfig(), REWARD, str(guided), player, False, guide=True))
+    b = label(LabelJob(80, 3, RuleConfig(), REWARD, str(fixed), player, False))
+    c = label(LabelJob(80, 3, RuleConfig(), REWARD, str(guided), player, False))  # the champion plays the playouts
     assert np.array_equal(a.obs, b.obs) and np.array_equal(a.obs, c.obs)  # the learner's games every time
     assert np.array_equal(a.action_values, b.action_values, equal_nan=True)
     assert not np.array_equal(a.action_values, c.action_values, equal_nan=True)
@@ -359,7 +359,7 @@ def test_labels_files_keep_the_errors_and_older_files_load_without_them(tmp_path
 
 
 def test_a_search_teacher_labels_each_cards_error(tmp_path):
-    labels = label(96, 2, RuleConfig(), REWARD, False, SEARCH4, _player())
+    labels = label(LabelJob(96, 2, RuleConfig(), REWARD, SEARCH4, _player(), False))
     valued = ~np.isnan(labels.action_values)
     cards = valued[:, :NUM_CARD_ACTIONS].sum(axis=1) >= 2
     assert cards.sum() > 10

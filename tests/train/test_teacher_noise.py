@@ -22,6 +22,7 @@ from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from tests.helpers import card_decisions
+from train.labels import LabelJob
 from train.teacher_noise import Searched, compare, measure, report, search_once, searcher
 
 REWARD = Reward("diff", 44.0)
@@ -92,11 +93,11 @@ def test_the_positions_do_not_depend_on_the_teacher_and_the_report_counts_them(t
     player = _player()
     search32 = tmp_path / "search32.json"
     search32.write_text(json.dumps({"agent": "search", "params": {"worlds": 32}}))
-    a = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player)
-    b = measure(30, 5, RuleConfig(), REWARD, str(search32), player)
+    a = measure(LabelJob(30, 5, RuleConfig(), REWARD, SEARCH4, player))
+    b = measure(LabelJob(30, 5, RuleConfig(), REWARD, str(search32), player))
     assert len(a) == len(b) == 30
     assert np.array_equal(a.trick, b.trick)  # the same decisions, whichever teacher searched them
-    again = measure(30, 5, RuleConfig(), REWARD, SEARCH4, player)
+    again = measure(LabelJob(30, 5, RuleConfig(), REWARD, SEARCH4, player))
     assert np.array_equal(a.set_agree, again.set_agree) and np.array_equal(a.card_se, again.card_se)
     figures = report(a)
     assert figures["all"]["decisions"] == 30
@@ -152,5 +153,5 @@ def test_out_must_be_a_json_file_and_the_command_writes_its_report(tmp_path):
 
 def test_random_module_unused():  # the draws flow from the seed argument, not the global random
     state = random.getstate()
-    measure(6, 1, RuleConfig(), REWARD, SEARCH4, _player())
+    measure(LabelJob(6, 1, RuleConfig(), REWARD, SEARCH4, _player()))
     assert random.getstate() == state

@@ -1,0 +1,31 @@
+"""The one worker pool of labelling: chunks of a job in spawned processes, results in order.
+
+Labelling a round (``train.labels.label_parallel``), the warm start's positions
+(``train.pretrain.labelled``) and the teacher's noise (``train.teacher_noise``) split their work
+into seeded chunks and run them here. Each worker limits torch to one thread (workers that each
+take every core fight over them), and the results come back in the chunks' order, so a job's
+output does not depend on how many workers ran it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+import torch
+
+J = TypeVar("J")
+R = TypeVar("R")
+
+
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+def in_workers(task: Callable[[J], R], chunks: Iterable[J], workers: int) -> Iterator[R]:
+    """``task`` on every chunk in ``workers`` spawned processes (one torch thread each), the
+    results yielded in the chunks' order as they come. ``task`` must be a module-level function
+    (the processes import it)."""
+    with mp.get_context("spawn").Pool(max(1, workers), initializer=_one_thread) as pool:
+        yield from pool.imap(task, chunks)
