@@ -26,14 +26,14 @@ from eval.cli import InputError, OneLineParser, one_line
 from eval.ray_runner import check_ray_address
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
-from train.config import config_help, load_config
+from train.config import TrainConfig, config_help
 from train.curve import main as curve_main
 from train.distill import main as distill_main
 from train.expert import main as expert_main
 from train.rllib import SCALE_HINT, ray_available
 from train.rllib import checkpoint as rllib_checkpoint
 from train.rllib.config import is_rllib_config, load_rllib_config, rllib_config_help
-from train.run import run_training
+from train.run import load_run_config, run_training
 from train.skeleton import check_run_dir
 from train.teacher_noise import main as noise_main
 
@@ -51,15 +51,13 @@ def resume_backend(resume: str) -> str:
     return "rllib" if is_rllib_config(Path(resume) / "config.yaml") else "sb3"
 
 
-def check_inputs(config: str | None, overrides: list[str], resume: str | None, backend: str = "sb3") -> None:
-    """Everything ``run_training`` will read, checked up front.
+def check_inputs(config: str | None, overrides: list[str], resume: str | None) -> TrainConfig:
+    """Everything ``run_training`` will read, checked up front; returns the run's config (read
+    and validated once, ``train.run.load_run_config``).
 
     Raises:
         ConfigError, CheckpointError, InputError: naming the input and the problem.
     """
-    if backend == "rllib":
-        _check_rllib_inputs(config, overrides, resume)
-        return
     if resume:
         run_dir = Path(resume)
         if not run_dir.is_dir():
@@ -67,11 +65,10 @@ def check_inputs(config: str | None, overrides: list[str], resume: str | None, b
         if not (run_dir / "config.yaml").is_file():
             raise InputError(f"--resume {resume}: no config.yaml in it (not a run folder of python -m train)")
         load_checkpoint(latest_checkpoint(run_dir))  # CheckpointError: none, corrupt, or forged counters
-        # fresh=False: init_from served the run's start and is not read again
-        load_config(run_dir / "config.yaml", [*overrides, f"run_dir={resume}"], fresh=False)
-        return
-    cfg = load_config(config, overrides)
+        return load_run_config(None, overrides, resume)
+    cfg = load_run_config(config, overrides, None)
     check_run_dir(cfg.run_dir)
+    return cfg
 
 
 def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | None) -> None:
@@ -185,12 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     config = args.config
     if config is None and not args.resume:
         config = DEFAULT_RLLIB_CONFIG if backend == "rllib" else DEFAULT_CONFIG
-    try:
-        check_inputs(config, args.overrides, args.resume, backend)
-    except (ConfigError, CheckpointError, InputError) as e:
-        print(f"error: {one_line(e)}", file=sys.stderr)
-        return 2
     if backend == "rllib":
+        try:
+            _check_rllib_inputs(config, args.overrides, args.resume)
+        except (ConfigError, CheckpointError, InputError) as e:
+            print(f"error: {one_line(e)}", file=sys.stderr)
+            return 2
         # needs ray (the scale extra): only with --backend rllib
         from train.rllib.backend import run_rllib_training
 
@@ -202,7 +199,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     try:
-        run_training(config, args.overrides, args.resume, quiet=args.quiet)
+        cfg = check_inputs(config, args.overrides, args.resume)
+    except (ConfigError, CheckpointError, InputError) as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
+    try:
+        run_training(cfg, resume=args.resume is not None, quiet=args.quiet)
     except (ConfigError, CheckpointError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2

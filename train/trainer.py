@@ -26,7 +26,7 @@ from train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from train.config import TrainConfig, load_config, save_config, to_dict
+from train.config import TrainConfig, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.expert import EXPERT_LABELS, EXPERT_SEED_OFFSET, expert_round
 from train.hardware import device_of, hardware_words
@@ -397,14 +397,3 @@ class _ProgressCallback(BaseCallback):
             self.trainer.log_progress()
             self.model.logger.dump(self.trainer.steps)
             self.next_log += self.trainer.cfg.log_every
-
-
-def train_from_args(config: str | None, overrides: list[str], resume: str | None, quiet: bool = False) -> Trainer:
-    """Build the Trainer for ``python -m train`` (fresh from a config, or resuming a run dir)."""
-    if resume:
-        cfg_path = Path(resume) / "config.yaml"
-        # fresh=False: init_from served the run's start; a resumed run does not read it again
-        cfg = load_config(cfg_path, [*overrides, f"run_dir={resume}"], fresh=False)
-        return Trainer(cfg, resume=True, quiet=quiet)
-    cfg = load_config(config, overrides)
-    return Trainer(cfg, quiet=quiet)

@@ -21,7 +21,7 @@ from eval.deals import load_named
 from eval.league import league
 from eval.record import RecordError, record
 from eval.runner import RulesMismatchError, check_rules
-from train.run import run_training
+from train.run import load_run_config, run_training
 
 # Variants that change play, scoring and the deal order, all honoured by the batched core too.
 OTHER = RuleConfig(sun_double=True, deal_rotation="right", tie_rule="last_digit")
@@ -68,7 +68,7 @@ def test_a_run_under_other_rules_evaluates_promotes_and_bundles_under_them(tmp_p
     }
     path = tmp_path / "run.yaml"
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    summary = run_training(str(path), [], None, quiet=True)
+    summary = run_training(load_run_config(str(path), [], None), quiet=True)
     capsys.readouterr()
     run = tmp_path / "run"
     promotions = [json.loads(line) for line in (run / "promotions.jsonl").read_text().splitlines()]

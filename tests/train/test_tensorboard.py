@@ -36,7 +36,7 @@ TB_CFG = {
 def run(tmp_path_factory):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from train.run import run_training
+    from train.run import load_run_config, run_training
 
     folder = tmp_path_factory.mktemp("tb")
     cfg = dict(TB_CFG, run_dir=str(folder / "run"))
@@ -44,7 +44,7 @@ def run(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:  # promote on any difference: a champion to be evaluated against
         mp.setattr(eval.promote, "sequential_decision", _decide_on_any_difference)
         mp.setattr(eval.promote, "ci95", _interval_around_any_difference)
-        summary = run_training(str(folder / "cfg.yaml"), [], None, quiet=True)
+        summary = run_training(load_run_config(str(folder / "cfg.yaml"), [], None), quiet=True)
     events = EventAccumulator(str(folder / "run" / "tb"))
     events.Reload()
     scalars = {t: [(e.step, e.value) for e in events.Scalars(t)] for t in events.Tags()["scalars"]}

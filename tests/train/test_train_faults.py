@@ -124,13 +124,13 @@ def _same(a: dict, b: dict) -> None:
 
 @pytest.fixture(scope="module")
 def unkilled(tmp_path_factory):
-    from train.run import run_training
+    from train.run import load_run_config, run_training
 
     folder = tmp_path_factory.mktemp("unkilled")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(eval.promote, "sequential_decision", _decide_on_any_difference)
         mp.setattr(eval.promote, "ci95", _interval_around_any_difference)
-        run_training(_write_config(folder, KILL_CFG), [], None, quiet=True)
+        run_training(load_run_config(_write_config(folder, KILL_CFG), [], None), quiet=True)
     out = _outcome(folder / "run")
     promoted = [p for _, p, _ in out["decisions"]]
     assert sum(promoted) >= 2 and not all(promoted), out["decisions"]  # the matrix exercises both outcomes
@@ -229,15 +229,15 @@ PHASES = [
 def test_a_run_killed_in_any_phase_resumes_to_the_same_weights(
     tmp_path, monkeypatch, promote_on_difference, unkilled, phase
 ):
-    from train.run import run_training
+    from train.run import load_run_config, run_training
 
     obj, attr, replacement = _kill(phase)
     with monkeypatch.context() as mp:
         mp.setattr(obj, attr, replacement)
         with pytest.raises(SimulatedKill):
-            run_training(_write_config(tmp_path, KILL_CFG), [], None, quiet=True)
+            run_training(load_run_config(_write_config(tmp_path, KILL_CFG), [], None), quiet=True)
     run_dir = tmp_path / "run"
-    run_training(None, [], str(run_dir), quiet=True)
+    run_training(load_run_config(None, [], str(run_dir)), resume=True, quiet=True)
     _same(_outcome(run_dir), unkilled)
 
 
@@ -247,17 +247,17 @@ def test_a_run_killed_in_its_warm_start_is_started_again_to_the_same_weights(
     """No checkpoint exists before PPO starts: ``--resume`` says so and names the command that
     starts the run again; the same config and seed then give the same run."""
     from train.__main__ import main
-    from train.run import run_training
+    from train.run import load_run_config, run_training
 
     with monkeypatch.context() as mp:
         mp.setattr(train.trainer, "pretrain", _kill_on_call(train.trainer.pretrain, 1))  # where it is called
         with pytest.raises(SimulatedKill):
-            run_training(_write_config(tmp_path, KILL_CFG), [], None, quiet=True)
+            run_training(load_run_config(_write_config(tmp_path, KILL_CFG), [], None), quiet=True)
     run_dir = tmp_path / "run"
     with pytest.raises(CheckpointError, match="warm start; start it again with python -m train --config"):
-        run_training(None, [], str(run_dir), quiet=True)
+        run_training(load_run_config(None, [], str(run_dir)), resume=True, quiet=True)
     assert main(["--resume", str(run_dir), "--quiet"]) == 2
-    run_training(str(run_dir / "config.yaml"), [], None, quiet=True)
+    run_training(load_run_config(str(run_dir / "config.yaml"), [], None), quiet=True)
     _same(_outcome(run_dir), unkilled)
 
 
@@ -446,7 +446,7 @@ def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
 
     from agents.neural.bundle import save_bundle
     from agents.neural.network import BalootNet
-    from train.run import run_training
+    from train.run import load_run_config, run_training
 
     d = yaml.safe_load(yaml.safe_dump(KILL_CFG))
     d.update(
@@ -455,6 +455,6 @@ def test_a_run_started_from_a_bundle_resumes_after_the_bundle_is_gone(tmp_path):
     d["ppo"]["total_steps"] = 128
     save_bundle(tmp_path / "start", BalootNet(config_from_dict(d).net.spec()), name="start")
     d["init_from"] = str(tmp_path / "start")
-    run_training(_write_config(tmp_path, d), [], None, quiet=True)
+    run_training(load_run_config(_write_config(tmp_path, d), [], None), quiet=True)
     shutil.rmtree(tmp_path / "start")
-    assert run_training(None, [], str(tmp_path / "run"), quiet=True)["steps"] == 128
+    assert run_training(load_run_config(None, [], str(tmp_path / "run")), resume=True, quiet=True)["steps"] == 128
