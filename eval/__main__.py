@@ -10,7 +10,7 @@ Examples::
 
 Every input (agents, deal set and count, workers, threads, output paths) is checked before any
 deal is played; a bad one ends the command with exit code 2 and one line ``error: ...`` on
-stderr (the helpers of ``eval.cli``).
+stderr (the helpers of ``baloot_cli``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ import sys
 from pathlib import Path
 
 from agents.registry import AgentSpecError, known_agents, make_agent
-from baloot_io.atomic import write_json_atomic
-from eval.cli import (
+from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,
     RULES_HELP,
@@ -37,6 +36,7 @@ from eval.cli import (
     rules_arg,
     settings_file,
 )
+from baloot_io.atomic import write_json_atomic
 from eval.deals import DEFAULT_SET, STANDARD_SETS, DealSet, DealSetError, load_named
 from eval.duplicate import AgentError
 from eval.export import export_main as run_export

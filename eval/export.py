@@ -19,8 +19,8 @@ from agents.neural.export import (
     verify_export,
 )
 from agents.rule_based.heuristic import HeuristicAgent
+from baloot_cli import OneLineParser, check_output_path, check_range
 from baloot_io.atomic import write_text_atomic
-from eval.cli import OneLineParser, check_output_path, check_range
 
 SAMPLE_POSITIONS = 16  # what ``--positions`` writes: enough to see the picks, small enough to read
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from agents.registry import AGENTS, SPEC_PARAMS, load_spec_file, make_agent, resolve_spec
+from baloot_cli import InputError, one_line
 from baloot_env.deal import parse_deal
 from baloot_env.rules import RuleConfig
-from eval.cli import InputError, one_line
 from eval.runner import Task, _units, play_task
 
 SPEC_DIR = "baloot-ray-agents"  # under the worker's temp folder: agents materialised from their bytes

@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from baloot_cli import InputError, check_output_path
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from baloot_io.reading import InputFileError, parse_json, read_text_checked
-from eval.cli import InputError, check_output_path
 from eval.deals import STANDARD_SETS, DealSetError, load_named
 
 REPORT_FORMAT = "baloot-duplicate-report-1"

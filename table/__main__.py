@@ -21,7 +21,7 @@ import webbrowser
 from typing import Any
 
 from agents.registry import AgentSpecError, make_agent
-from eval.cli import InputError, OneLineParser, check_database
+from baloot_cli import InputError, OneLineParser, check_database
 from table.export import main as export_main
 from table.leaderboard import DEFAULT_LEAGUE, LeaderboardError, read_league
 

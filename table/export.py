@@ -21,9 +21,9 @@ import os
 import sys
 from pathlib import Path
 
+from baloot_cli import InputError, OneLineParser, check_database, check_output_path
 from baloot_env.deal import parse_deal
 from baloot_io.atomic import write_text_atomic
-from eval.cli import InputError, OneLineParser, check_database, check_output_path
 from eval.deals import DealSet, checksum_of, role_of
 from eval.games import humans_of
 from table.store import Store

@@ -417,7 +417,7 @@ def test_a_pool_whose_workers_cannot_build_an_agent_ends_with_its_error(tmp_path
 
 
 def test_inputs_may_repeat_but_an_output_may_not_be_an_input():
-    from eval.cli import InputError, check_distinct
+    from baloot_cli import InputError, check_distinct
 
     check_distinct({"--a": CHAMPION, "--b": CHAMPION, "--deal-set": "dev960"}, {"--json": None})  # a bundle vs itself
     with pytest.raises(InputError, match="--json .* is the same file as --a"):

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("baloot_env", "baloot_io", "agents", "eval", "train")
+PACKAGES = ("baloot_env", "baloot_io", "baloot_cli", "agents", "eval", "train")
 
 
 def _run(argv: list, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -21,8 +21,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from baloot_cli import InputError, OneLineParser, one_line
 from baloot_env.errors import ConfigError
-from eval.cli import InputError, OneLineParser, one_line
 from eval.ray_runner import check_ray_address
 from train.call_iteration import main as calls_main
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint

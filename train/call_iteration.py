@@ -40,6 +40,7 @@ from agents.neural.network import BalootNet
 from agents.neural.policy import PolicyAgent
 from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.player import SearchAgent, SearchConfig
+from baloot_cli import CONFIG_HELP, InputError, OneLineParser, one_line, settings_file
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
 from baloot_env.driver import DealSource, Table
@@ -49,7 +50,6 @@ from baloot_env.loop import play_hands
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
-from eval.cli import CONFIG_HELP, InputError, OneLineParser, one_line, settings_file
 from train.config import CallsConfig, iter_fields, validate_calls
 from train.supervised import Fit, fit
 

@@ -34,6 +34,7 @@ from agents.neural.network import NetSpec
 from agents.registry import AgentSpecError, make_agent
 from agents.search_player.player import MAX_WORLDS
 from agents.teacher import guided
+from baloot_cli import MAX_WORKERS, memory_need, parse_yaml
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError
 from baloot_env.observation import OBS_SIZE
@@ -41,7 +42,6 @@ from baloot_env.rewards import REWARD_MODES, REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, read_text_checked
-from eval.cli import MAX_WORKERS, memory_need, parse_yaml
 from eval.deals import DealSetError, load_named, require_development
 from eval.games import PERSON, GamesError, load_games
 from eval.promote import DEFAULT_LOOKS

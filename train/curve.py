@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.cli import OneLineParser, check_output_path, one_line
+from baloot_cli import OneLineParser, check_output_path, one_line
 from train.checkpoint import CheckpointError, latest_checkpoint, load_checkpoint
 
 

@@ -43,9 +43,7 @@ from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.neural.positions import collect_positions
 from agents.rule_based.heuristic import HeuristicAgent
-from baloot_env.config import from_mapping
-from baloot_env.rules import RuleConfig
-from eval.cli import (
+from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,
     InputError,
@@ -56,6 +54,8 @@ from eval.cli import (
     one_line,
     settings_file,
 )
+from baloot_env.config import from_mapping
+from baloot_env.rules import RuleConfig
 from eval.deals import load_named
 from train.evaluation import evaluate_bundle
 from train.labels import position_bytes

@@ -40,9 +40,7 @@ import torch
 
 from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
-from baloot_env.rewards import Reward
-from baloot_env.rules import RuleConfig
-from eval.cli import (
+from baloot_cli import (
     MAX_WORKERS,
     InputError,
     OneLineParser,
@@ -52,6 +50,8 @@ from eval.cli import (
     memory_need,
     one_line,
 )
+from baloot_env.rewards import Reward
+from baloot_env.rules import RuleConfig
 from train.config import EnvConfig, ExpertConfig, config_from_dict, field_help
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 from train.pretrain import fit_labelled, fit_processes

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from baloot_cli import InputError, check_output_dir, one_line
 from baloot_io.atomic import remove_stale_temps, write_json_atomic
-from eval.cli import InputError, check_output_dir, one_line
 from train.checkpoint import RunLock
 from train.evaluation import evaluate_run, promotion_counts
 

@@ -44,6 +44,7 @@ from agents.registry import AgentSpecError, make_agent
 from agents.search_player.netsearch import NetSearchAgent
 from agents.search_player.player import SearchAgent
 from agents.teacher import guided, make_teacher
+from baloot_cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
 from baloot_env.cards import NUM_TRICKS
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
@@ -51,7 +52,6 @@ from baloot_env.hand import PLAY
 from baloot_env.loop import play_hands
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
-from eval.cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
 from train.config import EnvConfig
 from train.labels import LabelJob, learner
 from train.workers import in_workers

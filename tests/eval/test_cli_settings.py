@@ -1,5 +1,5 @@
 """``--config FILE``: every command's settings section read from YAML, a flag given beating the file
-(``eval.cli.settings_file``); a bad file is one line and exit code 2 before any work."""
+(``baloot_cli.settings_file``); a bad file is one line and exit code 2 before any work."""
 
 import pytest
 

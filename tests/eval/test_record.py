@@ -77,7 +77,7 @@ def test_a_malformed_report_is_one_line_and_exit_2(tmp_path, capsys, content):
 def test_a_bundle_that_cannot_take_its_new_manifest_is_refused_first(tmp_path, capsys, monkeypatch):
     """A read-only bundle (here a folder whose new files fail, as on a read-only mount, which
     root's permission bits do not show) is one line and exit 2, the manifest as it was."""
-    import eval.cli
+    import baloot_cli
 
     bundle = make_bundle(tmp_path / "b")
     dev = _report(tmp_path, str(bundle), "dev960", "dev")
@@ -86,7 +86,7 @@ def test_a_bundle_that_cannot_take_its_new_manifest_is_refused_first(tmp_path, c
     def read_only(*args, **kwargs):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(eval.cli.tempfile, "TemporaryFile", read_only)
+    monkeypatch.setattr(baloot_cli.tempfile, "TemporaryFile", read_only)
     assert record_main(["--bundle", str(bundle), dev]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "takes no new file (Read-only file system)" in err[0], err

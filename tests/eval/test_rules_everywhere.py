@@ -13,10 +13,10 @@ import yaml
 import eval.runner
 from agents.neural.bundle import bundle_rules, read_manifest, save_bundle
 from agents.neural.network import BalootNet, NetSpec
+from baloot_cli import InputError, rules_arg
 from baloot_env.observation import OBS_SIZE
 from baloot_env.rules import RuleConfig
 from eval.__main__ import main as eval_main
-from eval.cli import InputError, rules_arg
 from eval.deals import load_named
 from eval.league import league
 from eval.record import RecordError, record

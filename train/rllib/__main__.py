@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from agents.neural.bundle import BundleError
-from eval.cli import OneLineParser, check_output_dir, one_line
+from baloot_cli import OneLineParser, check_output_dir, one_line
 from train.checkpoint import CheckpointError
 from train.rllib.checkpoint import CHECKPOINTS, checkpoint_to_bundle, latest_checkpoint
 

@@ -1,4 +1,7 @@
-"""The command-line helpers of every ``python -m`` command (evaluation, training, the table).
+"""baloot_cli: the command-line kit of every ``python -m`` command (evaluation, training, the table).
+
+It sits on the rules engine (``--rules`` reads a ``RuleConfig``) and below every package with a
+command, so that none of them borrows another's.
 
 A bad command line is one line ``error: ...`` and exit code 2 (``OneLineParser``); inputs that
 argparse cannot judge (a count against a deal set, a path that cannot be written) are checked
