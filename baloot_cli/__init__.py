@@ -13,11 +13,13 @@ flags given beating the file.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sqlite3
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import yaml
 
@@ -290,3 +292,33 @@ def _setting(action: argparse.Action, value: Any, path: str) -> Any:
     if not ok:
         raise InputError(f"--config {path!r}: {value!r} is not a value of {flag}")
     return value
+
+
+def config_flags(
+    parser: argparse.ArgumentParser,
+    cls: type,
+    names: Sequence[str],
+    defaults: Any = None,
+    choices: dict[str, Sequence[str]] | None = None,
+) -> None:
+    """A flag for each of the config dataclass ``cls``'s fields ``names``, made from the field
+    itself, so that no command declares a config's fields again by hand: ``--name-with-dashes``
+    (dest: the field's name), its type (int, float, str; a bool is a switch: ``--x`` /
+    ``--no-x``), its default (``defaults``' value of it, else the field's) and its help (the
+    field's ``help`` metadata, the text of the config's own help), with ``choices`` by name."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    types = get_type_hints(cls)
+    source = defaults if defaults is not None else cls()
+    for name in names:
+        f = fields[name]
+        kind, default = types[name], getattr(source, name)
+        text = f.metadata.get("help", "")
+        flag = "--" + name.replace("_", "-")
+        if kind is bool:
+            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default, help=text)
+        elif kind in (int, float, str):
+            parser.add_argument(
+                flag, dest=name, type=kind, default=default, help=text, choices=(choices or {}).get(name)
+            )
+        else:
+            raise TypeError(f"config_flags: {cls.__name__}.{name} is a {kind}, not a flag's type")

@@ -54,11 +54,6 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
     return field(default=default, metadata={"help": help})
 
 
-def field_help(cls: type, name: str) -> str:
-    """The help text of the config dataclass ``cls``'s field ``name`` (its ``_f`` metadata)."""
-    return str(next(f.metadata["help"] for f in dataclasses.fields(cls) if f.name == name))
-
-
 MAX_PROCESSES = MAX_WORKERS  # learner processes of one run (ppo.processes, train.learners)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 

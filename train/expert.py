@@ -47,15 +47,19 @@ from baloot_cli import (
     check_output_dir,
     check_output_path,
     check_range,
+    config_flags,
     memory_need,
     one_line,
 )
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from train.config import EnvConfig, ExpertConfig, config_from_dict, field_help
+from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 from train.pretrain import fit_labelled, fit_processes
 
+# The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.
+LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "guide")
+FIT_FIELDS = ("targets", "temperature", "epochs", "learning_rate", "self_agreement", "workers")
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
 
@@ -172,25 +176,13 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="action", required=True)
     lab = sub.add_parser("label", help="label a bundle's own games with the teacher into --out (.npz)")
     lab.add_argument("--policy", default="policies/champion", help="the learner's policy bundle")
-    lab.add_argument("--positions", type=int, default=d.positions)
-    lab.add_argument("--teacher", default=d.teacher, help=f"an agent spec (default {d.teacher})")
-    lab.add_argument("--learner-share", type=float, default=d.learner_share)
-    lab.add_argument("--random-share", type=float, default=d.random_share)
-    lab.add_argument("--workers", type=int, default=d.workers)
-    lab.add_argument("--guide", action="store_true", help="the --policy plays the teacher's playouts (expert.guide)")
+    config_flags(lab, ExpertConfig, LABEL_FIELDS, d)
     lab.add_argument("--seed", type=int, default=0)
     lab.add_argument("--out", required=True, help="the labels file (.npz)")
     fit_p = sub.add_parser("fit", help="fit a bundle to a labels file and write the new bundle to --out")
     fit_p.add_argument("--labels", required=True, nargs="+", help="labels files (joined in order)")
     fit_p.add_argument("--policy", default="policies/champion", help="the bundle that starts the fit")
-    fit_p.add_argument("--targets", default=d.targets, choices=TARGETS)
-    fit_p.add_argument("--temperature", type=float, default=d.temperature)
-    fit_p.add_argument("--epochs", type=int, default=d.epochs)
-    fit_p.add_argument("--learning-rate", type=float, default=d.learning_rate)
-    fit_p.add_argument(
-        "--self-agreement", type=float, default=d.self_agreement, help=field_help(ExpertConfig, "self_agreement")
-    )
-    fit_p.add_argument("--workers", type=int, default=d.workers)
+    config_flags(fit_p, ExpertConfig, FIT_FIELDS, d, choices={"targets": TARGETS})
     fit_p.add_argument(
         "--call-values",
         default="use",
@@ -213,28 +205,12 @@ def main(argv: list[str] | None = None) -> int:
             why = memory_need(f"--positions {a.positions:,}", a.positions, position_bytes(net.spec.privileged_critic))
             if why is not None:
                 raise InputError(why)
-            cfg = replace(
-                d,
-                positions=a.positions,
-                teacher=a.teacher,
-                learner_share=a.learner_share,
-                random_share=a.random_share,
-                workers=a.workers,
-                guide=a.guide,
-            )
+            cfg = replace(d, **{name: getattr(a, name) for name in LABEL_FIELDS})
             config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
             check_output_path(a.out, "--out")
         else:
             check_range("--epochs", a.epochs, 1)
-            cfg = replace(
-                d,
-                targets=a.targets,
-                temperature=a.temperature,
-                epochs=a.epochs,
-                learning_rate=a.learning_rate,
-                workers=a.workers,
-                self_agreement=a.self_agreement,
-            )
+            cfg = replace(d, **{name: getattr(a, name) for name in FIT_FIELDS})
             config_from_dict({"expert": asdict(cfg)})
             labels = Labels.join([Labels.load(f) for f in a.labels])
             if a.call_values == "drop":

@@ -97,3 +97,30 @@ def test_a_missing_settings_file_is_refused(tmp_path, capsys):
         eval_main.main(["promote", "--config", str(tmp_path / "none.yaml"), "--candidate", "a", "--champion", "b"]) == 2
     )
     assert "no such file" in capsys.readouterr().err
+
+
+def test_config_flags_are_made_from_the_dataclass_fields():
+    """``baloot_cli.config_flags``: the flag's name, type, default and help come from the field."""
+    import argparse
+    from dataclasses import dataclass, field
+
+    from baloot_cli import config_flags
+
+    @dataclass(frozen=True)
+    class Demo:
+        worlds: int = field(default=64, metadata={"help": "sampled worlds"})
+        share: float = field(default=0.5, metadata={"help": "a share"})
+        rule: str = field(default="improve", metadata={"help": "a target rule"})
+        guide: bool = field(default=False, metadata={"help": "guide it"})
+
+    p = argparse.ArgumentParser()
+    config_flags(
+        p, Demo, ("worlds", "share", "rule", "guide"), Demo(worlds=8), choices={"rule": ("improve", "matched")}
+    )
+    a = p.parse_args([])
+    assert (a.worlds, a.share, a.rule, a.guide) == (8, 0.5, "improve", False)  # the given defaults
+    a = p.parse_args(["--worlds", "3", "--share", "0.25", "--rule", "matched", "--guide"])
+    assert (a.worlds, a.share, a.rule, a.guide) == (3, 0.25, "matched", True)
+    assert "sampled worlds" in p.format_help()
+    with pytest.raises(SystemExit):
+        p.parse_args(["--rule", "other"])
