@@ -7,7 +7,8 @@ phase: ``bidding``, ``doubling``, ``play``, ``inference`` and the saved form ``h
 import only the standard library,
 and so does this package: ``import baloot_env`` or ``import baloot_env.hand`` works without
 numpy, gymnasium or pettingzoo. The environment (``env``, ``raw_env``: gymnasium and
-pettingzoo), the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy), the Gymnasium
+pettingzoo; defined in ``aec``, PettingZoo's AEC env, so that the factory ``baloot_env.env`` has
+no submodule of its name), the observation constants (``OBS_SIZE``, ``OBS_VERSION``: numpy), the Gymnasium
 env ``BalootEnv`` and the vector env ``BalootVecEnv`` (stable-baselines3) are imported on first
 use.
 """
@@ -15,8 +16,6 @@ use.
 from __future__ import annotations
 
 import importlib
-import sys
-import types
 from typing import Any
 
 from baloot_env.actions import ACTION_VERSION, NUM_ACTIONS, action_name
@@ -38,8 +37,8 @@ ENV_NAME = "baloot_v0"
 
 # Names imported on first use, by the module that defines them.
 _LAZY = {
-    "env": "baloot_env.env",
-    "raw_env": "baloot_env.env",
+    "env": "baloot_env.aec",
+    "raw_env": "baloot_env.aec",
     "OBS_SIZE": "baloot_env.observation",
     "OBS_VERSION": "baloot_env.observation",
     # The ways in besides ``env``: the Gymnasium env (gymnasium) and the vector env
@@ -105,20 +104,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
-
-
-class _Package(types.ModuleType):
-    """The package's module type: ``baloot_env.env`` stays the factory function.
-
-    The factory shares its name with the submodule ``baloot_env.env``, and importing a submodule
-    binds it on the package. Without this, ``from baloot_env.env import raw_env`` followed by
-    ``from baloot_env import env`` would hand out the module instead of the factory.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "env" and isinstance(value, types.ModuleType):
-            value = value.env  # the import system binding the submodule: keep the factory
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

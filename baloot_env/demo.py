@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from baloot_env.env import env
+from baloot_env.aec import env
 from baloot_env.render import render_hand
 
 

@@ -1,7 +1,7 @@
 """One game of Baloot from the deal to the result: the single game driver.
 
 Every game loop in the project runs through a ``Table``: the PettingZoo environment
-(``baloot_env.env``), self-play training (``train.selfplay``), duplicate evaluation and its match
+(``baloot_env.aec``), self-play training (``train.selfplay``), duplicate evaluation and its match
 chains (``eval.duplicate``), warm-start labelling (``train.pretrain``) and position collection
 (``agents.neural.positions``). A ``Table`` owns:
 

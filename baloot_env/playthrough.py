@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from baloot_env.actions import action_name
-from baloot_env.env import raw_env
+from baloot_env.aec import raw_env
 from baloot_env.observation import PIECES, piece_slice
 from baloot_env.render import render_hand
 

@@ -1,7 +1,7 @@
 """Readable text rendering of a hand: bids, contract, trick, scores.
 
 The env returns this text in ``render_mode="ansi"`` and prints it in ``render_mode="human"``
-(``baloot_env.env``); both show every hand, as an observer at the table would see it.
+(``baloot_env.aec``); both show every hand, as an observer at the table would see it.
 """
 
 from __future__ import annotations

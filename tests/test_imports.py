@@ -120,9 +120,10 @@ def test_lazy_names_still_import_from_the_package():
 
 
 def test_env_is_the_factory_even_after_the_submodule_was_imported():
-    """``baloot_env.env`` names both a submodule and the factory; the package keeps the factory."""
+    """``baloot_env.env`` is the factory, also after its module (``baloot_env.aec``) was imported:
+    no submodule shares its name, so no import can rebind it."""
     code = """
-    from baloot_env.env import raw_env  # binds the submodule on the package first
+    from baloot_env.aec import raw_env  # binds the submodule on the package first
     from baloot_env import env
 
     assert callable(env) and env.__name__ == "env", env

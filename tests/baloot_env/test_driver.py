@@ -97,7 +97,7 @@ def test_one_reward_scale_and_one_list_of_modes():
     import dataclasses
 
     import train.config
-    from baloot_env.env import raw_env
+    from baloot_env.aec import raw_env
     from train.config import ConfigError, EnvConfig, TrainConfig, validate
 
     assert EnvConfig().reward_scale == REWARD_SCALE == 44.0
