@@ -1,4 +1,5 @@
-"""The cache guard of the search player's kernels (``batch_calls``, ``batch_endgame``, ``batch_search``).
+"""The cache guard of the search player's kernels (``batch_calls``, ``batch_endgame``, ``batch_search``,
+and the leaves' kernels in ``critic_leaves`` and ``policy_leaves``).
 
 numba keys a cached kernel on its own source file only; these kernels also freeze in the
 batched core's kernels and tables and the heuristic kernels (``agents.rule_based.batch_heuristic``).
@@ -16,7 +17,8 @@ from baloot_env.batch import jit as _batch_jit
 
 _PACKAGE = Path(__file__).resolve().parent
 _CACHE = _PACKAGE / "__pycache__"
-KERNEL_MODULES = ("batch_calls", "batch_endgame", "batch_search")  # the modules of this package that hold kernels
+# the modules of this package that hold kernels (the leaves' too: theirs call the search's)
+KERNEL_MODULES = ("batch_calls", "batch_endgame", "batch_search", "critic_leaves", "policy_leaves")
 _STAMP = "search_player_kernels.sha256"
 
 

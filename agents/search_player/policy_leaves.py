@@ -40,7 +40,20 @@ from baloot_env.observation import OBS_SIZE
 
 
 @njit
-def _settle(s, k, w, team, endgame_cards, over, world_rows, r, sw, caches, values, active) -> None:
+def _settle(
+    s: np.ndarray,
+    k: int,
+    w: int,
+    team: int,
+    endgame_cards: int,
+    over: bool,
+    world_rows: np.ndarray,
+    r: np.ndarray,
+    sw: np.ndarray,
+    caches: np.ndarray,
+    values: np.ndarray,
+    active: np.ndarray,
+) -> None:
     """Row k after a card: its exact value if the hand is ``over`` or in its endgame, else active."""
     world = world_rows[w : w + 1]
     if over:
@@ -56,7 +69,19 @@ def _settle(s, k, w, team, endgame_cards, over, world_rows, r, sw, caches, value
 
 
 @njit
-def start_rows(template, worlds, cards, sw, team, endgame_cards, s, world_rows, caches, values, active) -> None:
+def start_rows(
+    template: np.ndarray,
+    worlds: np.ndarray,
+    cards: np.ndarray,
+    sw: np.ndarray,
+    team: int,
+    endgame_cards: int,
+    s: np.ndarray,
+    world_rows: np.ndarray,
+    caches: np.ndarray,
+    values: np.ndarray,
+    active: np.ndarray,
+) -> None:
     """Row ``w * len(cards) + i``: world w with ``cards[i]`` played, settled (``_settle``)."""
     r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
     base = np.empty((1, NUM_FIELDS), dtype=np.int64)
@@ -74,7 +99,7 @@ def start_rows(template, worlds, cards, sw, team, endgame_cards, s, world_rows, 
 
 
 @njit
-def encode_rows(s, sw, rows, obs, legal) -> None:
+def encode_rows(s: np.ndarray, sw: np.ndarray, rows: np.ndarray, obs: np.ndarray, legal: np.ndarray) -> None:
     """``obs[j]``: the observation of the seat to act in row ``rows[j]``; ``legal[j]`` its legal cards."""
     for j in range(rows.shape[0]):
         k = rows[j]
@@ -83,7 +108,20 @@ def encode_rows(s, sw, rows, obs, legal) -> None:
 
 
 @njit
-def play_best(s, sw, rows, logits, legal, n_cards, team, endgame_cards, world_rows, caches, values, active) -> None:
+def play_best(
+    s: np.ndarray,
+    sw: np.ndarray,
+    rows: np.ndarray,
+    logits: np.ndarray,
+    legal: np.ndarray,
+    n_cards: int,
+    team: int,
+    endgame_cards: int,
+    world_rows: np.ndarray,
+    caches: np.ndarray,
+    values: np.ndarray,
+    active: np.ndarray,
+) -> None:
     """Row ``rows[j]`` plays its legal card of the highest logit (the lowest card of equal ones),
     then is settled (``_settle``)."""
     r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
