@@ -12,14 +12,12 @@ extra threads do not speed up; torch's default (one thread per core in every pro
 workers fight each other for the cores. The results are identical either way; measured by
 ``benchmarks/eval_threads.py`` (docs/BENCHMARKS.md).
 
-Workers stop with their parent: on Linux each asks the kernel for SIGTERM when the parent dies
-(``prctl(PR_SET_PDEATHSIG)``, so even a SIGKILLed parent takes them along); elsewhere a thread
-in each worker watches ``os.getppid()``. A SIGTERM to the parent terminates the pool first.
+Workers stop with their parent (``baloot_io.processes.die_with_parent``: even a SIGKILLed
+parent takes them along). A SIGTERM to the parent terminates the pool first.
 """
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing as mp
 import os
 import signal
@@ -33,14 +31,13 @@ from agents.base import Agent
 from agents.registry import AgentSpecError, make_agent, policy_bundles
 from baloot_env.deal import Deal, parse_deal
 from baloot_env.rules import RuleConfig
+from baloot_io.processes import die_with_parent
 from eval.deals import DealSet
 from eval.duplicate import DealRecord, MatchRecord, play_deal, play_match_chain
 
 Task = tuple[Any, ...]  # ("deals", lo, hi) or ("chain", table, lo, hi): plan_tasks's cut
 CHUNK = 16  # deals per task: small enough to balance two workers, big enough to amortise IPC
 DEFAULT_TORCH_THREADS = 1  # per evaluating process; what run_duplicate uses when not told
-PARENT_POLL_S = 1.0  # the portable parent watch: seconds between looks at os.getppid()
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 _CTX: dict[str, Any] = {}  # per-process context set by _init (one evaluation per process)
 
@@ -100,34 +97,13 @@ def _set_torch_threads(n: int) -> None:
         torch.set_num_threads(n)
 
 
-def _die_with_parent(parent: int) -> None:
-    """Make this worker end when the process ``parent`` ends, however it ends (SIGKILL too)."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
-                if os.getppid() != parent:  # the parent died before the request was made
-                    os._exit(1)
-                return
-        except (OSError, AttributeError):
-            pass  # no usable libc: fall back to watching
-
-    def watch() -> None:
-        while True:
-            time.sleep(PARENT_POLL_S)
-            if os.getppid() != parent:  # reparented: the parent is gone
-                os._exit(1)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
 def _worker_init(parent: int, torch_threads: int, *init_args: Any) -> None:
     """Pool initializer: die with the parent, build the agents, limit torch's threads.
 
     An agent that fails to build is not raised here: the pool would start a new worker for
     ever. It is kept, and the worker's first task raises it in the parent, which ends the pool.
     """
-    _die_with_parent(parent)
+    die_with_parent(parent)
     try:
         _init(*init_args)
     except Exception as e:  # any failure: the parent gets it as the agent's error

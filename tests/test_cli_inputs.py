@@ -397,7 +397,7 @@ def test_a_worker_that_cannot_build_its_agents_fails_its_first_task_in_the_paren
     from agents.registry import AgentSpecError
     from baloot_env.rules import RuleConfig
 
-    monkeypatch.setattr(runner, "_die_with_parent", lambda parent: None)
+    monkeypatch.setattr(runner, "die_with_parent", lambda parent: None)
     monkeypatch.setattr(runner, "_CTX", {})
     runner._worker_init(0, 1, "alphabaloot", "heuristic", [], 0, RuleConfig())
     with pytest.raises(AgentSpecError, match="a worker could not build its agents: AgentSpecError: .*alphabaloot"):

@@ -18,6 +18,7 @@ ends itself), never a run that waits forever.
 from __future__ import annotations
 
 import io
+import os
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any
@@ -27,6 +28,7 @@ import torch.multiprocessing as tmp
 from stable_baselines3.common.logger import Logger
 
 from agents.neural.bundle import load_net
+from baloot_io.processes import die_with_parent
 from train.config import TrainConfig, config_from_dict, to_dict
 from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
 from train.ppo import build_learner, learner_state, restore_learner
@@ -50,7 +52,7 @@ class Helpers:
             mine, theirs = context.Pipe()
             proc = context.Process(
                 target=helper_main,
-                args=(plain, rank, backend, exchange, theirs),
+                args=(plain, rank, backend, exchange, theirs, os.getpid()),
                 name=f"baloot-learner-{rank}",
                 daemon=True,
             )
@@ -135,8 +137,12 @@ class Helpers:
         return LearnerError(f"a learner process of this run died (exit code {codes[0] if codes else '?'})")
 
 
-def helper_main(plain: dict[str, Any], rank: int, backend: str, exchange: GradientExchange, conn: Connection) -> None:
-    """A helper process (rank >= 1): build, follow the trainer, stop when told or when it is gone."""
+def helper_main(
+    plain: dict[str, Any], rank: int, backend: str, exchange: GradientExchange, conn: Connection, parent: int
+) -> None:
+    """A helper process (rank >= 1): build, follow the trainer, stop when told or when it is gone
+    (``parent``, the trainer's process, killed: ``die_with_parent``)."""
+    die_with_parent(parent)
     exchange.rank = rank
     try:
         Helper(config_from_dict(plain), rank, backend, exchange, conn).run()

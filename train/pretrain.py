@@ -40,6 +40,7 @@ from baloot_env.batch.state import HANDS
 from baloot_env.observation import hidden_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
+from baloot_io.processes import die_with_parent
 from eval.games import load_games
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.config import PretrainConfig
@@ -337,7 +338,17 @@ def fit_labelled(
     helpers = [
         context.Process(
             target=_fit_helper,
-            args=(net.spec.to_dict(), net.state_dict(), data, cfg, seed, exchange, rank, torch.get_num_threads()),
+            args=(
+                net.spec.to_dict(),
+                net.state_dict(),
+                data,
+                cfg,
+                seed,
+                exchange,
+                rank,
+                torch.get_num_threads(),
+                os.getpid(),
+            ),
             name=f"baloot-fit-{rank}",
             daemon=True,
         )
@@ -419,9 +430,12 @@ def _fit_helper(
     exchange: GradientExchange,
     rank: int,
     threads: int,
+    parent: int,
 ) -> None:
     """Process ``rank`` >= 1 of a data-parallel warm-start fit: the same network from the same
-    weights, its share of every minibatch; the weights it ends with are rank 0's."""
+    weights, its share of every minibatch; the weights it ends with are rank 0's. It ends with
+    ``parent``, the fit's own process, however that ends (``die_with_parent``)."""
+    die_with_parent(parent)
     torch.set_num_threads(threads)
     exchange.rank = rank
     threading.Thread(target=_abort_if_orphaned, args=(os.getppid(), exchange), daemon=True).start()

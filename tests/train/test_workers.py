@@ -1,0 +1,102 @@
+"""Worker processes end with their parent (``baloot_io.processes.die_with_parent``): a parent
+killed by SIGKILL or SIGTERM leaves no worker behind, for the labelling pool (``train.workers``)
+and the fit's helpers (``train.pretrain.fit_labelled``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+POOL = """
+import time
+from train.workers import in_workers
+
+list(in_workers(time.sleep, [120, 120, 120], 2))
+"""
+
+FIT = """
+import torch
+from agents.neural.network import BalootNet, NetSpec
+from baloot_env.observation import OBS_SIZE
+from train.config import ExpertConfig
+from train.pretrain import fit_labelled
+
+torch.manual_seed(0)
+net = BalootNet(NetSpec(trunk=(64,), head_hidden=16, value_hidden=(16,)))
+n = 200_000
+obs = torch.rand(n, OBS_SIZE).share_memory_()
+masks = torch.ones(n, 42, dtype=torch.int8).share_memory_()
+targets = torch.full((n, 42), 1 / 42).share_memory_()
+values = torch.zeros(n).share_memory_()
+cfg = ExpertConfig(epochs=1000, workers=2, augment=False)
+fit_labelled(net, (obs, masks, targets, values), cfg, 0, lambda epoch, means: None, 2)
+"""
+
+
+def _alive_children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` and that are not zombies."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            out.append(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _kill_and_watch(code: str, workers: int, sig: int) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 120
+        children: list[int] = []
+        while time.monotonic() < deadline and len(children) < workers:
+            time.sleep(0.5)
+            children = _alive_children(proc.pid)
+            assert proc.poll() is None, "the parent ended before it was killed"
+        assert len(children) >= workers, children
+        time.sleep(1.0)  # the workers are past their start
+        os.kill(proc.pid, sig)
+        proc.wait(30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(c) for c in children):
+            time.sleep(0.25)
+        left = [c for c in children if _alive(c)]
+        assert not left, f"workers left running after the parent's {signal.Signals(sig).name}: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_labelling_pool_ends_with_its_parent(sig):
+    _kill_and_watch(POOL, 2, sig)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_fits_helper_ends_with_its_parent(sig):
+    _kill_and_watch(FIT, 1, sig)
