@@ -32,7 +32,7 @@ from train.pretrain import fit_labelled
 
 torch.manual_seed(0)
 net = BalootNet(NetSpec(trunk=(64,), head_hidden=16, value_hidden=(16,)))
-n = 200_000
+n = 20_000
 obs = torch.rand(n, OBS_SIZE).share_memory_()
 masks = torch.ones(n, 42, dtype=torch.int8).share_memory_()
 targets = torch.full((n, 42), 1 / 42).share_memory_()
@@ -95,7 +95,6 @@ def test_the_labelling_pool_ends_with_its_parent(sig):
     _kill_and_watch(POOL, 2, sig)
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_the_fits_helper_ends_with_its_parent(sig):
