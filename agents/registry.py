@@ -144,6 +144,12 @@ def load_spec_file(path: str) -> dict[str, Any]:
     return {"agent": name, "params": params}
 
 
+def shipped_policies() -> str:
+    """The folder of the bundles shipped in the package (``agents/policies``: the champion, its
+    predecessors, the ladder), which no command may write into."""
+    return str(resources.files("agents") / "policies")
+
+
 def packaged_bundle(spec: str) -> str | None:
     """The bundle shipped in the package (``agents/policies/NAME``) that a relative path
     ``policies/NAME`` names, when no such folder exists here (an installed wheel, another folder).

@@ -322,3 +322,50 @@ def config_flags(
             )
         else:
             raise TypeError(f"config_flags: {cls.__name__}.{name} is a {kind}, not a flag's type")
+
+
+def check_output(
+    path: str,
+    flag: str,
+    inputs: Sequence[tuple[str, str | None]],
+    protected: Sequence[str | os.PathLike[str]] = (),
+    folder_of: Sequence[str] | None = None,
+) -> None:
+    """An output never destroys what a command reads or ships: the one check of every command
+    that writes. ``path`` (the output of ``flag``) is refused when it is an input's file or folder
+    (``inputs``: (flag, path) pairs; None and names that are not paths skipped), lies inside an input's
+    folder (a bundle's ``weights.pt``), holds an input (``--out policies`` over
+    ``policies/champion``), or lies in or over a ``protected`` folder (the shipped bundles).
+    With ``folder_of`` the output is a folder: an existing one must hold only those names (a
+    bundle's files), so that no folder of other files is written into; otherwise it is a file
+    (``check_output_path``).
+
+    Raises:
+        InputError: naming the flag, the path and what it would destroy.
+    """
+    if folder_of is None:
+        check_output_path(path, flag)
+    else:
+        check_output_dir(path, flag)
+    out = Path(os.path.realpath(path))
+
+    def inside(a: Path, b: Path) -> bool:
+        return a == b or b in a.parents
+
+    for other, given in inputs:
+        if given is None or (os.sep not in given and not os.path.lexists(given)):
+            continue  # a name (an agent, a deal set), not a path
+        src = Path(os.path.realpath(given))
+        if inside(out, src) or inside(src, out):
+            raise InputError(f"{flag} {path!r} would overwrite {other} {given!r}; write the output elsewhere")
+    for kept in protected:
+        shipped = Path(os.path.realpath(kept))
+        if inside(out, shipped) or inside(shipped, out):
+            raise InputError(f"{flag} {path!r} is in or over the shipped {shipped}; write the output elsewhere")
+    if folder_of is not None and out.is_dir():
+        others = sorted(p.name for p in out.iterdir() if p.name not in folder_of)
+        if others:
+            raise InputError(
+                f"{flag} {path!r} is a folder of other files ({', '.join(others[:3])}"
+                f"{', ...' if len(others) > 3 else ''}); give a new folder or one this command wrote"
+            )

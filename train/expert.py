@@ -38,14 +38,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.neural.bundle import BundleError, bundle_rules, load_net, save_bundle
+from agents.neural.bundle import BUNDLE_FILES, BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
+from agents.registry import shipped_policies
 from baloot_cli import (
     MAX_WORKERS,
     InputError,
     OneLineParser,
-    check_output_dir,
-    check_output_path,
+    check_output,
     check_range,
     config_flags,
     memory_need,
@@ -207,16 +207,18 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError(why)
             cfg = replace(d, **{name: getattr(a, name) for name in LABEL_FIELDS})
             config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
-            check_output_path(a.out, "--out")
+            inputs = [("--policy", a.policy), ("--teacher", a.teacher)]
+            check_output(a.out, "--out", inputs, [shipped_policies()])
         else:
             check_range("--epochs", a.epochs, 1)
+            inputs = [("--policy", a.policy), *(("--labels", f) for f in a.labels)]
+            check_output(a.out, "--out", inputs, [shipped_policies()], folder_of=BUNDLE_FILES)
             cfg = replace(d, **{name: getattr(a, name) for name in FIT_FIELDS})
             config_from_dict({"expert": asdict(cfg)})
             labels = Labels.join([Labels.load(f) for f in a.labels])
             if a.call_values == "drop":
                 labels = labels.without_call_values()
             targets = tensors(labels, cfg.temperature, cfg.targets)  # refuses improve without a policy
-            check_output_dir(a.out, "--out")
     except (ValueError, BundleError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2

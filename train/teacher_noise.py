@@ -40,11 +40,11 @@ import torch
 
 from agents.neural.bundle import BundleError, bundle_rules, load_net
 from agents.neural.policy import sample_masked
-from agents.registry import AgentSpecError, make_agent
+from agents.registry import AgentSpecError, make_agent, shipped_policies
 from agents.search_player.netsearch import NetSearchAgent
 from agents.search_player.player import SearchAgent
 from agents.teacher import guided, make_teacher
-from baloot_cli import MAX_WORKERS, OneLineParser, check_distinct, check_output_path, check_range, one_line
+from baloot_cli import MAX_WORKERS, OneLineParser, check_output, check_range, one_line
 from baloot_env.cards import NUM_TRICKS
 from baloot_env.driver import DealSource, Table
 from baloot_env.errors import ConfigError
@@ -277,8 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         check_range("worlds", search.config.worlds, 2, note=" (the teacher's: a standard error needs two)")
         if not a.out.endswith(".json"):
             raise ValueError(f"--out must name a .json file, got {a.out!r}")
-        check_output_path(a.out, "--out")
-        check_distinct({"--policy": a.policy, "--teacher": a.teacher}, {"--out": a.out})
+        check_output(a.out, "--out", [("--policy", a.policy), ("--teacher", a.teacher)], [shipped_policies()])
     except (ValueError, BundleError, AgentSpecError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2

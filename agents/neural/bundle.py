@@ -51,6 +51,7 @@ BUNDLE_FORMAT = "baloot-policy-bundle-1"
 WEIGHTS = "weights.pt"
 WEIGHTS_LIMIT = 256 << 20  # some 64M fp32 parameters, far above any network of ours
 MANIFEST = "manifest.json"
+BUNDLE_FILES = (MANIFEST, WEIGHTS)  # what a bundle's folder holds
 REQUIRED_KEYS = ("name", "obs_version", "obs_size", "action_version", "env", "net", "weights_sha256")
 _NUMBER = (int, float)
 # Evaluation fields: (name, types, required). Bools are never numbers here (True == 1 in Python).

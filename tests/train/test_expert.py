@@ -366,3 +366,45 @@ def test_a_search_teacher_labels_each_cards_error(tmp_path):
     errors = labels.action_errors[cards]
     assert np.array_equal(~np.isnan(errors), valued[cards])  # an error for every valued card
     assert (errors[np.arange(cards.sum()), labels.actions[cards]] == 0).all() and (errors[~np.isnan(errors)] >= 0).all()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        # label: the teacher's file, a file inside the policy bundle, the shipped bundles
+        ["label", "--teacher", "{teacher}", "--out", "{teacher}"],
+        ["label", "--policy", "{bundle}", "--out", "{bundle}/weights.pt"],
+        ["label", "--out", "policies/champion/labels.npz"],
+        # fit: over the bundle it starts from, over the shipped champion, over their folder, into a
+        # folder of other files, onto its labels
+        ["fit", "--labels", "{labels}", "--policy", "{bundle}", "--out", "{bundle}"],
+        ["fit", "--labels", "{labels}", "--out", "policies/champion"],
+        ["fit", "--labels", "{labels}", "--policy", "{bundle}", "--out", "policies"],
+        ["fit", "--labels", "{labels}", "--policy", "{bundle}", "--out", "{others}"],
+        ["fit", "--labels", "{labels}", "--policy", "{bundle}", "--out", "{labels}"],
+    ],
+)
+def test_an_expert_output_never_destroys_an_input_or_a_shipped_bundle(tmp_path, argv, capsys):
+    """Issue 46, goal 2: refused in one line with exit code 2, and nothing is changed."""
+    from agents.neural.bundle import save_bundle
+    from train.__main__ import main
+
+    spec, weights = _player()
+    net = BalootNet(NetSpec.from_dict(spec))
+    net.load_state_dict(weights)
+    bundle = save_bundle(tmp_path / "bundle", net, name="bundle", rules=RuleConfig())
+    teacher = tmp_path / "teacher.json"
+    teacher.write_text(Path(SEARCH4).read_text())
+    labels = tmp_path / "labels.npz"
+    _judged_labels().save(labels)
+    others = tmp_path / "notes"
+    others.mkdir()
+    (others / "todo.txt").write_text("keep me")
+    places = {"teacher": teacher, "bundle": bundle, "labels": labels, "others": others}
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    shipped = {p: p.stat().st_mtime_ns for p in Path("policies").resolve().rglob("*") if p.is_file()}
+    assert main(["expert", *(a.format(**places) for a in argv), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --out") and "\n" not in err, err
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+    assert {p: p.stat().st_mtime_ns for p in Path("policies").resolve().rglob("*") if p.is_file()} == shipped
