@@ -174,6 +174,32 @@ def test_no_package_imports_a_layer_above_it():
         assert any(m == module for _, m in _imports(ROOT / rel)), (rel, module)
 
 
+def test_the_training_floors_point_down():
+    """``train/``'s floors (``train.POSITIONS``, ``FITTING``, ``STAGES``; docs/ARCHITECTURE.md):
+    positions and fitting import no stage and nothing of the frame but ``train.config``; fitting
+    imports no positions either."""
+    import train
+
+    floors = {name: "positions" for name in train.POSITIONS} | {name: "fitting" for name in train.FITTING}
+    floors |= {name: "stages" for name in train.STAGES}
+    everything = {p.stem for p in (ROOT / "train").glob("*.py")} | {"rllib"}
+    frame = everything - set(floors) - {"__init__", "config"}
+    assert {"skeleton", "trainer", "run", "evaluation"} <= frame, frame  # every module has its place
+    banned = {
+        "positions": set(train.STAGES) | frame | set(train.FITTING),
+        "fitting": set(train.STAGES) | frame | set(train.POSITIONS) | {"config"},
+    }
+    wrong = []
+    for name, floor in floors.items():
+        if floor not in banned:
+            continue
+        for line, module in _imports(ROOT / "train" / f"{name}.py"):
+            parts = module.split(".")
+            if parts[0] == "train" and len(parts) > 1 and parts[1] in banned[floor]:
+                wrong.append(f"train/{name}.py:{line} ({floor}) imports {module}")
+    assert not wrong, "a floor of train/ reaching up or across:\n" + "\n".join(wrong)
+
+
 def test_the_environment_makes_named_agents_through_the_declared_factory():
     """``opponents="heuristic"`` works without baloot_env naming agents: the factory is the
     entry point the project declares."""

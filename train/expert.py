@@ -14,7 +14,7 @@ One round (``expert_round``):
 3. **Fit** the network on the labels: policy to the targets (``Labels.targets``: by default the
    policy-improvement step ``pi(a) * exp((value(a) - best) / temperature)``, which keeps the
    learner's preference among actions the teacher scores alike; or the teacher's action, or
-   ``softmax(value / temperature)``), value to the outcome (``train.pretrain.fit_labelled``, in
+   ``softmax(value / temperature)``), value to the outcome (``train.fitting.fit_labelled``, in
    ``workers`` processes on the CPU).
 
 With ``aggregate`` > 0 a round fits its own labels together with those of the ``aggregate``
@@ -54,8 +54,8 @@ from baloot_cli import (
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig, ExpertConfig, config_from_dict
+from train.fitting import fit_labelled, fit_processes
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
-from train.pretrain import fit_labelled, fit_processes
 
 # The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.
 LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "guide")

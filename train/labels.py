@@ -452,7 +452,7 @@ def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = F
 
 
 def tensors(labels: Labels, soft_temperature: float, rule: str = "teacher") -> tuple[torch.Tensor, ...]:
-    """The positions as ``train.pretrain.fit_positions`` takes them: observations, int8 masks,
+    """The positions as ``train.fitting.fit_positions`` takes them: observations, int8 masks,
     policy targets (``Labels.targets``), value targets."""
     return (
         torch.from_numpy(labels.obs),

@@ -92,7 +92,8 @@ def test_the_warm_start_fits_in_its_workers_processes_like_one_process(monkeypat
 
     from agents.neural.network import BalootNet, NetSpec
     from baloot_env.observation import OBS_SIZE
-    from train.pretrain import fit_positions, labelled, pretrain
+    from train.fitting import fit_positions
+    from train.pretrain import labelled, pretrain
 
     torch.set_num_threads(1)
     cfg = PretrainConfig(positions=1201, epochs=2, batch_size=128, workers=2)

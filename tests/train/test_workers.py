@@ -1,6 +1,6 @@
 """Worker processes end with their parent (``baloot_io.processes.die_with_parent``): a parent
 killed by SIGKILL or SIGTERM leaves no worker behind, for the labelling pool (``train.workers``)
-and the fit's helpers (``train.pretrain.fit_labelled``)."""
+and the fit's helpers (``train.fitting.fit_labelled``)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import torch
 from agents.neural.network import BalootNet, NetSpec
 from baloot_env.observation import OBS_SIZE
 from train.config import ExpertConfig
-from train.pretrain import fit_labelled
+from train.fitting import fit_labelled
 
 torch.manual_seed(0)
 net = BalootNet(NetSpec(trunk=(64,), head_hidden=16, value_hidden=(16,)))
