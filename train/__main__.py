@@ -86,30 +86,29 @@ def _check_rllib_inputs(config: str | None, overrides: list[str], resume: str | 
     check_run_dir(cfg.run_dir)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "calls":
-        return calls_main(argv[1:])
-    if argv and argv[0] == "distill":
-        return distill_main(argv[1:])
-    if argv and argv[0] == "expert":
-        return expert_main(argv[1:])
-    if argv and argv[0] == "curve":
-        return curve_main(argv[1:])
-    if argv and argv[0] == "noise":
-        return noise_main(argv[1:])
-    parser = OneLineParser(
+SUBCOMMANDS = {
+    "calls": calls_main,
+    "distill": distill_main,
+    "expert": expert_main,
+    "curve": curve_main,
+    "noise": noise_main,
+}
+
+
+def parser() -> OneLineParser:
+    """The command line of a training run."""
+    p = OneLineParser(
         prog="python -m train",
         description="PPO self-play for Baloot.",
         epilog=config_help() + "\n" + rllib_config_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
+    p.add_argument(
         "--config",
         default=None,
         help=f"YAML config ({DEFAULT_CONFIG} if omitted; keys it leaves out take the defaults below)",
     )
-    parser.add_argument(
+    p.add_argument(
         "--set",
         dest="overrides",
         action="append",
@@ -117,95 +116,76 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="override a config value, e.g. --set ppo.total_steps=50000 (repeatable)",
     )
-    parser.add_argument("--resume", metavar="RUN_DIR", help=RESUME_HELP)
-    parser.add_argument("--run-dir", help="shorthand for --set run_dir=...")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines")
-    parser.add_argument(
+    p.add_argument("--resume", metavar="RUN_DIR", help=RESUME_HELP)
+    p.add_argument("--run-dir", help="shorthand for --set run_dir=...")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
         "--backend",
         choices=BACKENDS,
         default=None,
         help="sb3 (default: stable-baselines3 on this machine) or rllib (Ray RLlib, the scale "
         "extra); --resume takes the backend of the run folder",
     )
-    parser.add_argument(
+    p.add_argument(
         "--address",
         default=None,
         metavar="auto|HOST:PORT",
         help="--backend rllib: the Ray cluster to join (default: a private local Ray)",
     )
-    args = parser.parse_args(argv)
-    backend = args.backend or (resume_backend(args.resume) if args.resume else "sb3")
+    return p
+
+
+def check_flags(args: argparse.Namespace, backend: str) -> None:
+    """The flags agree with each other and with the run folder (``--run-dir`` joins the overrides).
+
+    Raises:
+        InputError: naming the flags and why they cannot go together.
+    """
     if args.resume and args.backend and args.backend != resume_backend(args.resume):
-        print(
-            f"error: --resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} "
-            "cannot continue it",
-            file=sys.stderr,
+        raise InputError(
+            f"--resume {args.resume} is a {resume_backend(args.resume)} run; --backend {args.backend} cannot continue it"
         )
-        return 2
     if backend == "sb3" and args.config and is_rllib_config(args.config):
-        print(
-            f"error: {args.config} has an rllib: section, a config of the RLlib backend: add --backend rllib",
-            file=sys.stderr,
-        )
-        return 2
-    if args.address is not None and backend != "rllib":
-        print("error: --address joins a Ray cluster; it needs --backend rllib", file=sys.stderr)
-        return 2
+        raise InputError(f"{args.config} has an rllib: section, a config of the RLlib backend: add --backend rllib")
     if args.address is not None:
-        try:
-            check_ray_address(args.address, "--address")
-        except InputError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
+        if backend != "rllib":
+            raise InputError("--address joins a Ray cluster; it needs --backend rllib")
+        check_ray_address(args.address, "--address")
     if args.resume is not None:
-        refused = [
-            flag
-            for flag, given in (
-                ("--config", args.config),
-                ("--set", args.overrides),
-                ("--run-dir", args.run_dir is not None),
-            )
-            if given
-        ]
+        given = (("--config", args.config), ("--set", args.overrides), ("--run-dir", args.run_dir is not None))
+        refused = [flag for flag, value in given if value]
         if refused:
-            print(
-                f"error: --resume continues the run with the config saved in {args.resume}/config.yaml; "
-                f"{' and '.join(refused)} cannot change it (start a new run instead)",
-                file=sys.stderr,
+            raise InputError(
+                f"--resume continues the run with the config saved in {args.resume}/config.yaml; "
+                f"{' and '.join(refused)} cannot change it (start a new run instead)"
             )
-            return 2
     if args.run_dir is not None:
         if not args.run_dir.strip():
-            print(f"error: --run-dir must be a folder path, got {args.run_dir!r}", file=sys.stderr)
-            return 2
+            raise InputError(f"--run-dir must be a folder path, got {args.run_dir!r}")
         args.overrides.append(f"run_dir={args.run_dir}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
+    args = parser().parse_args(argv)
+    backend = args.backend or (resume_backend(args.resume) if args.resume else "sb3")
     config = args.config
     if config is None and not args.resume:
         config = DEFAULT_RLLIB_CONFIG if backend == "rllib" else DEFAULT_CONFIG
-    if backend == "rllib":
-        try:
+    try:
+        check_flags(args, backend)
+        if backend == "rllib":
             _check_rllib_inputs(config, args.overrides, args.resume)
-        except (ConfigError, CheckpointError, InputError) as e:
-            print(f"error: {one_line(e)}", file=sys.stderr)
-            return 2
-        # needs ray (the scale extra): only with --backend rllib
-        from train.rllib.backend import run_rllib_training
+            # needs ray (the scale extra): only with --backend rllib
+            from train.rllib.backend import run_rllib_training
 
-        try:
             run_rllib_training(config, args.overrides, args.resume, quiet=args.quiet, address=args.address)
-        except ConfigError as e:
-            print(f"error: {one_line(e)}", file=sys.stderr)
-            return 2
-        return 0
-
-    try:
-        cfg = check_inputs(config, args.overrides, args.resume)
+        else:
+            cfg = check_inputs(config, args.overrides, args.resume)
+            run_training(cfg, resume=args.resume is not None, quiet=args.quiet)
     except (ConfigError, CheckpointError, InputError) as e:
-        print(f"error: {one_line(e)}", file=sys.stderr)
-        return 2
-    try:
-        run_training(cfg, resume=args.resume is not None, quiet=args.quiet)
-    except (ConfigError, CheckpointError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
     return 0

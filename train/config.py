@@ -479,8 +479,18 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
         cfg.net.spec()  # NetSpec's own checks: the widths a network can be built with
     except ValueError as err:
         raise ConfigError(str(err).replace("net ", "net.", 1)) from None
+    _validate_ppo(cfg)
+    _validate_env(cfg.env)
+    _validate_opponents(cfg.opponents)
+    _validate_eval(cfg.eval)
+    _validate_pretrain(cfg)
+    _validate_expert(cfg)
+    validate_calls(cfg.calls)
+    if fresh and cfg.init_from:
+        _validate_init_from(cfg)
 
-    # --- ppo
+
+def _validate_ppo(cfg: TrainConfig) -> None:
     p = cfg.ppo
     _need(p.n_envs >= 1, "ppo.n_envs", p.n_envs, ">= 1")
     _need(p.n_steps >= 1, "ppo.n_steps", p.n_steps, ">= 1")
@@ -502,16 +512,16 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
 
     _fits("ppo.n_envs * ppo.n_steps", f"a rollout of {rollout:,} decisions", rollout, cfg.net.privileged_critic)
 
-    # --- env
-    e = cfg.env
+
+def _validate_env(e: EnvConfig) -> None:
     _need(e.episode in ("hand", "match"), "env.episode", e.episode, "'hand' or 'match'")
     _need(e.reward in REWARD_MODES, "env.reward", e.reward, " or ".join(repr(r) for r in REWARD_MODES))
     _number("env.reward_scale", e.reward_scale, 0, low_open=True)
     _number("env.match_bonus", e.match_bonus, 0)
     _need(isinstance(e.rules, RuleConfig), "env.rules", e.rules, "a RuleConfig")
 
-    # --- opponents
-    o = cfg.opponents
+
+def _validate_opponents(o: OpponentConfig) -> None:
     weights = {
         "self_weight": o.self_weight,
         "champion_weight": o.champion_weight,
@@ -525,10 +535,8 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _need(o.snapshot_every >= 1, "opponents.snapshot_every", o.snapshot_every, ">= 1 (learner decisions)")
     _need(o.pool_size >= 1, "opponents.pool_size", o.pool_size, ">= 1")
 
-    # --- eval
-    _validate_eval(cfg.eval)
 
-    # --- pretrain
+def _validate_pretrain(cfg: TrainConfig) -> None:
     t = cfg.pretrain
     _need(t.positions >= 0, "pretrain.positions", t.positions, ">= 0 (0: no warm start)")
     _fits("pretrain.positions", f"{t.positions:,} labelled positions", t.positions, cfg.net.privileged_critic)
@@ -546,9 +554,10 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
 
     check_agent(t.teacher, "pretrain.teacher")
     if t.games:
-        check_games(t.games, e.rules)
+        check_games(t.games, cfg.env.rules)
 
-    # --- expert
+
+def _validate_expert(cfg: TrainConfig) -> None:
     x = cfg.expert
     _need(x.rounds >= 0, "expert.rounds", x.rounds, ">= 0 (0: no expert iteration)")
     _need(x.positions >= 1, "expert.positions", x.positions, ">= 1")
@@ -573,12 +582,6 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
             raise ConfigError(
                 f"expert.guide needs a teacher whose playouts a network plays (netsearch, leaves 'policy'), got {x.teacher!r}"
             )
-
-    # --- calls
-    validate_calls(cfg.calls)
-
-    if fresh and cfg.init_from:
-        _validate_init_from(cfg)
 
 
 def validate_calls(c: CallsConfig) -> None:

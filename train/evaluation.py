@@ -13,7 +13,7 @@ import datetime as dt
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -265,6 +265,54 @@ class RunEvaluation:
     promoted: Path | None  # the candidate bundle that the promotion test made the run's champion
 
 
+@dataclass
+class _Found:
+    """An evaluation's results as they are made: each stamped with the step (and the expert
+    round), its figures under ``eval_section``'s tags, and a line for ``log``."""
+
+    steps: int
+    expert_round: int | None
+    final: bool
+    opponents: tuple[str, ...]
+    log: Callable[[str], None] | None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    scalars: list[tuple[str, float]] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return f"{self.steps:,}" if self.expert_round is None else f"expert round {self.expert_round}"
+
+    def record(self, res: dict[str, Any], opp: str, ds: str) -> None:
+        res["step"] = self.steps
+        if self.expert_round is not None:
+            res["expert_round"] = self.expert_round
+        self.results.append(res)
+        tag = Path(opp).stem if opp in self.opponents else "champion"  # "heuristic", "search", a spec file's name
+        section = eval_section(ds, self.final)
+        self.scalars += [(f"{section}/mean_vs_{tag}", res["mean"]), (f"{section}/ci95_low_vs_{tag}", res["ci95"][0])]
+        if self.log is not None:
+            self.log(
+                f"eval at {self.where}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
+                f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal"
+            )
+
+
+def _promotion_test(cfg: TrainConfig, run_dir: Path, bundle: Path, stamp: str, deals: int) -> dict[str, Any]:
+    """The promotion test of ``bundle`` against the run's champion (``try_promotion``), at the
+    run's share of ``eval.promotion_alpha``: the run spends it over all its tests, so that it
+    stays the error rate of the run."""
+    e = cfg.eval
+    alpha = promotion_alpha_per_test(e.promotion_alpha, planned_tests(cfg))
+    return try_promotion(bundle, run_dir, stamp, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
+
+
+def _promotion_result(cfg: TrainConfig, entry: dict[str, Any], champion_spec: str) -> dict[str, Any]:
+    """A promotion test's history entry as a result against the champion."""
+    rules = {"rules": cfg.env.rules.changes()} if cfg.env.rules.changes() else {}
+    kept = {k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
+    return kept | {"opponent": champion_spec, "date": entry["when"]} | rules
+
+
 def evaluate_run(
     cfg: TrainConfig,
     run_dir: Path,
@@ -290,56 +338,25 @@ def evaluate_run(
 
     e = cfg.eval
     champion_spec = run_champion_spec(run_dir)
-    results: list[dict[str, Any]] = []
-    scalars: list[tuple[str, float]] = []
+    found = _Found(steps, expert_round, final, e.opponents, log)
     promoted: Path | None = None
-
-    def scalar(tag: str, value: float) -> None:
-        scalars.append((tag, value))
-
-    where = f"{steps:,}" if expert_round is None else f"expert round {expert_round}"
-    stamp = f"step_{steps:09d}" if expert_round is None else f"expert_{expert_round:03d}"
-
-    def record(res: dict[str, Any], opp: str, ds: str) -> None:
-        res["step"] = steps
-        if expert_round is not None:
-            res["expert_round"] = expert_round
-        results.append(res)
-        tag = Path(opp).stem if opp in e.opponents else "champion"  # "heuristic", "search", a spec file's name
-        section = eval_section(ds, final)
-        scalar(f"{section}/mean_vs_{tag}", res["mean"])
-        scalar(f"{section}/ci95_low_vs_{tag}", res["ci95"][0])
-        if log is not None:
-            log(
-                f"eval at {where}: vs {tag} on {res['deals']} deals: {res['mean']:+.2f} "
-                f"[{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] game points per deal"
-            )
-
     promoting = e.promote and not final
     if promoting:  # the promotion match is also the evaluation against the champion
-        # the run spends e.promotion_alpha over all its tests, so that it stays the rate of the run
-        planned = planned_tests(cfg)
-        alpha = promotion_alpha_per_test(e.promotion_alpha, planned)
-        entry = try_promotion(bundle, run_dir, stamp, e.deal_set, deals, cfg.seed, e.workers, cfg.env.rules, alpha)
-        rules = {"rules": cfg.env.rules.changes()} if cfg.env.rules.changes() else {}
-        record(
-            {k: entry[k] for k in ("deals", "mean", "sd", "ci95", "deal_set", "checksum")}
-            | {"opponent": champion_spec, "date": entry["when"]}
-            | rules,
-            champion_spec,
-            e.deal_set,
-        )
-        scalar(f"{EVAL_TAG}/dev/promoted", float(entry["promoted"]))
+        stamp = f"step_{steps:09d}" if expert_round is None else f"expert_{expert_round:03d}"
+        entry = _promotion_test(cfg, run_dir, bundle, stamp, deals)
+        found.record(_promotion_result(cfg, entry, champion_spec), champion_spec, e.deal_set)
+        found.scalars.append((f"{EVAL_TAG}/dev/promoted", float(entry["promoted"])))
         if entry["promoted"]:
             promoted = Path(entry["candidate"])
         if log is not None:
             verdict = "promoted to champion" if entry["promoted"] else "not promoted"
-            log(f"promotion at {where}: {verdict} (champion was {Path(champion_spec).name})")
+            log(f"promotion at {found.where}: {verdict} (champion was {Path(champion_spec).name})")
     for opp in [*e.opponents] + ([champion_spec] if champion_spec not in e.opponents else []):
         if promoting and opp == champion_spec:
             continue
         if opp == champion_spec and same_weights(bundle, champion_spec):
             continue  # the champion is this very policy (promoted at this step): d would be 0
         ds = deal_set or e.deal_set
-        record(evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, cfg.env.rules, matches=final), opp, ds)
-    return RunEvaluation(results, scalars, promoted)
+        res = evaluate_bundle(bundle, opp, ds, deals, cfg.seed, e.workers, cfg.env.rules, matches=final)
+        found.record(res, opp, ds)
+    return RunEvaluation(found.results, found.scalars, promoted)

@@ -163,21 +163,14 @@ def agreement(net: BalootNet, labels: Labels, self_agreement: float, quiet: bool
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m train expert label|fit``: one round's two halves by hand, for research.
-
-    ``label`` plays a bundle's games and labels them (``train.labels``) into a ``.npz`` file;
-    ``fit`` fits a bundle to such a file under a target rule and writes the new bundle, so that
-    several target rules can be compared on one labelling job. Bad input: one line, exit code 2,
-    before any work.
-    """
+def _parser() -> OneLineParser:
+    """The command line of ``python -m train expert``: ExpertConfig's fields as flags."""
     d = ExpertConfig()
     p = OneLineParser(prog="python -m train expert", description=(main.__doc__ or "").splitlines()[0])
     sub = p.add_subparsers(dest="action", required=True)
     lab = sub.add_parser("label", help="label a bundle's own games with the teacher into --out (.npz)")
     lab.add_argument("--policy", default="policies/champion", help="the learner's policy bundle")
     config_flags(lab, ExpertConfig, LABEL_FIELDS, d)
-    lab.add_argument("--seed", type=int, default=0)
     lab.add_argument("--out", required=True, help="the labels file (.npz)")
     fit_p = sub.add_parser("fit", help="fit a bundle to a labels file and write the new bundle to --out")
     fit_p.add_argument("--labels", required=True, nargs="+", help="labels files (joined in order)")
@@ -189,32 +182,50 @@ def main(argv: list[str] | None = None) -> int:
         choices=("use", "drop"),
         help="'drop': fit as if the teacher had not searched the calls (the learner's own policy there)",
     )
-    fit_p.add_argument("--seed", type=int, default=0)
     fit_p.add_argument("--out", required=True, help="the new bundle's folder")
     for q in (lab, fit_p):
+        q.add_argument("--seed", type=int, default=0)
         q.add_argument("--quiet", action="store_true")
-    a = p.parse_args(argv)
+    return p
+
+
+def _checked_config(a: Any, net: BalootNet) -> ExpertConfig:
+    """The command's ExpertConfig, every input and the output checked (``InputError``,
+    ``ConfigError``: one line, exit code 2, before any work)."""
+    check_range("--workers", a.workers, 1, MAX_WORKERS)
+    check_range("--seed", a.seed, 0)
+    if a.action == "label":
+        check_range("--positions", a.positions, 1)
+        why = memory_need(f"--positions {a.positions:,}", a.positions, position_bytes(net.spec.privileged_critic))
+        if why is not None:
+            raise InputError(why)
+        check_output(a.out, "--out", [("--policy", a.policy), ("--teacher", a.teacher)], [shipped_policies()])
+        fields = LABEL_FIELDS
+    else:
+        check_range("--epochs", a.epochs, 1)
+        inputs = [("--policy", a.policy), *(("--labels", f) for f in a.labels)]
+        check_output(a.out, "--out", inputs, [shipped_policies()], folder_of=BUNDLE_FILES)
+        fields = FIT_FIELDS
+    cfg = replace(ExpertConfig(), **{name: getattr(a, name) for name in fields})
+    config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
+    return cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train expert label|fit``: one round's two halves by hand, for research.
+
+    ``label`` plays a bundle's games and labels them (``train.labels``) into a ``.npz`` file;
+    ``fit`` fits a bundle to such a file under a target rule and writes the new bundle, so that
+    several target rules can be compared on one labelling job. Bad input: one line, exit code 2,
+    before any work.
+    """
+    a = _parser().parse_args(argv)
     torch.set_num_threads(1)
     try:
         net, manifest = load_net(a.policy)
         rules = bundle_rules(manifest)
-        check_range("--workers", a.workers, 1, MAX_WORKERS)
-        check_range("--seed", a.seed, 0)
-        if a.action == "label":
-            check_range("--positions", a.positions, 1)
-            why = memory_need(f"--positions {a.positions:,}", a.positions, position_bytes(net.spec.privileged_critic))
-            if why is not None:
-                raise InputError(why)
-            cfg = replace(d, **{name: getattr(a, name) for name in LABEL_FIELDS})
-            config_from_dict({"expert": asdict(cfg)})  # the expert section's checks (ranges, the teacher)
-            inputs = [("--policy", a.policy), ("--teacher", a.teacher)]
-            check_output(a.out, "--out", inputs, [shipped_policies()])
-        else:
-            check_range("--epochs", a.epochs, 1)
-            inputs = [("--policy", a.policy), *(("--labels", f) for f in a.labels)]
-            check_output(a.out, "--out", inputs, [shipped_policies()], folder_of=BUNDLE_FILES)
-            cfg = replace(d, **{name: getattr(a, name) for name in FIT_FIELDS})
-            config_from_dict({"expert": asdict(cfg)})
+        cfg = _checked_config(a, net)
+        if a.action == "fit":
             labels = Labels.join([Labels.load(f) for f in a.labels])
             if a.call_values == "drop":
                 labels = labels.without_call_values()
@@ -235,12 +246,7 @@ def main(argv: list[str] | None = None) -> int:
 
     fit_labelled(net, targets, cfg, a.seed, after_epoch, fit_processes(cfg, net))
     agreement(net, labels, cfg.self_agreement, False)
-    save_bundle(
-        a.out,
-        net,
-        name=Path(a.out).name,
-        rules=rules,
-        training={"expert_fit": {"labels": a.labels, "policy": a.policy, "call_values": a.call_values, **asdict(cfg)}},
-    )
+    training = {"expert_fit": {"labels": a.labels, "policy": a.policy, "call_values": a.call_values, **asdict(cfg)}}
+    save_bundle(a.out, net, name=Path(a.out).name, rules=rules, training=training)
     print(f"fitted {a.policy} to {len(labels):,} positions ({cfg.targets}, T {cfg.temperature}) -> {a.out}")
     return 0
