@@ -7,6 +7,12 @@ every random state (python, numpy, torch) and the promotion state; ``checkpoints
 the newest. Files carry ``OBS_VERSION`` and ``ACTION_VERSION``; loading refuses another
 version or a corrupt file with a message that says which.
 
+Like a policy bundle, a checkpoint is verified before a run continues from it: it carries the
+SHA-256 of everything it holds (``content_digest``: every tensor's dtype, shape and bytes, every
+plain value), so one flipped byte is refused, and its policy's weights must be finite. Format 2
+files, written before the digest, still load (without that check), so that runs started then
+can be resumed.
+
 A checkpoint holds tensors and plain data only (dicts, lists, tuples, numbers, strings, bytes)
 and is read with ``torch.load(weights_only=True)``: a file that names any other Python object
 is refused, since unpickling it could run code (format 1 stored pickled games and numpy
@@ -16,6 +22,7 @@ arrays and cannot be resumed).
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import json
 import os
@@ -33,7 +40,9 @@ from baloot_env.errors import ConfigError, shown
 from baloot_env.observation import OBS_VERSION
 from baloot_io.atomic import write_bytes_atomic, write_text_atomic
 
-CHECKPOINT_FORMAT = "baloot-train-checkpoint-2"
+CHECKPOINT_FORMAT = "baloot-train-checkpoint-3"
+UNCHECKED_FORMATS = ("baloot-train-checkpoint-2",)  # written before the digest: loaded without it
+DIGEST = "content_sha256"
 KEEP = 2
 
 
@@ -118,6 +127,7 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any]) -> Path:
         "step": step,
         **payload,
     }
+    data[DIGEST] = content_digest(data)
     buf = io.BytesIO()
     torch.save(data, buf)
     path = folder / f"step_{step:09d}.pt"
@@ -126,6 +136,50 @@ def save_checkpoint(run_dir: Path, step: int, payload: dict[str, Any]) -> Path:
     for old in sorted(folder.glob("step_*.pt"))[:-KEEP]:
         old.unlink()
     return path
+
+
+def content_digest(data: Any) -> str:
+    """The SHA-256 of a checkpoint's content, its own digest left out: every tensor's dtype,
+    shape and bytes and every plain value, in a fixed order (mappings by key)."""
+    h = hashlib.sha256()
+
+    def feed(x: Any) -> None:
+        if isinstance(x, torch.Tensor):
+            t = x.detach().cpu().contiguous()
+            h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+            h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+        elif isinstance(x, dict):
+            h.update(b"{")
+            for key in sorted(x, key=repr):
+                if key != DIGEST:
+                    h.update(repr(key).encode())
+                    feed(x[key])
+            h.update(b"}")
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[" if isinstance(x, list) else b"(")
+            for item in x:
+                feed(item)
+            h.update(b"]")
+        else:
+            h.update(f"{type(x).__name__}:{x!r};".encode())
+
+    feed(data)
+    return h.hexdigest()
+
+
+def check_content(path: Path, data: dict[str, Any]) -> None:
+    """A format-3 checkpoint's digest matches its content, and its policy's weights are finite.
+
+    Raises:
+        CheckpointError: naming the file and what is wrong.
+    """
+    if data.get("format") in UNCHECKED_FORMATS:
+        return
+    if data.get(DIGEST) != content_digest(data):
+        raise CheckpointError(f"checkpoint {path} is corrupt: its content does not match its {DIGEST}")
+    for name, t in (data.get("policy") or {}).items():
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise CheckpointError(f"checkpoint {path}: policy weight {name} is not finite (NaN or infinite)")
 
 
 def latest_checkpoint(run_dir: Path) -> Path:
@@ -163,11 +217,12 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     except Exception as e:  # torch raises many types for a damaged file
         raise CheckpointError(f"checkpoint {path} is corrupt or unreadable: {type(e).__name__}: {e}") from None
     fmt = data.get("format") if isinstance(data, dict) else None
-    if isinstance(fmt, str) and fmt.startswith("baloot-train-checkpoint-") and fmt != CHECKPOINT_FORMAT:
+    known = (CHECKPOINT_FORMAT, *UNCHECKED_FORMATS)
+    if isinstance(fmt, str) and fmt.startswith("baloot-train-checkpoint-") and fmt not in known:
         raise CheckpointError(
             f"checkpoint {path} has format {fmt!r}, this code reads {CHECKPOINT_FORMAT!r}: start a new run"
         )
-    if fmt != CHECKPOINT_FORMAT:
+    if fmt not in known:
         raise CheckpointError(f"{path} is not a baloot-rl training checkpoint")
     if data.get("obs_version") != OBS_VERSION:
         raise CheckpointError(
@@ -180,6 +235,7 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
             f"this code has ACTION_VERSION {ACTION_VERSION}"
         )
     check_counters(path, data)
+    check_content(path, data)
     out: dict[str, Any] = data
     return out
 

@@ -523,3 +523,29 @@ def test_eval_opponents_are_agents_each_named_once():
         config_from_dict({"eval": {"opponents": ["heuristic", "nobody"]}})
     with pytest.raises(ConfigError, match="eval.opponents must be without repeats"):
         config_from_dict({"eval": {"opponents": ["search", "search"]}})
+
+
+def test_a_checkpoint_whose_content_changed_or_whose_weights_are_not_finite_is_refused(tmp_path):
+    """Issue 46, goal 3: checkpoints are verified like bundles (their content's digest, finite
+    weights); format 2, written before the digest, still loads."""
+    from train.checkpoint import DIGEST, UNCHECKED_FORMATS, content_digest
+
+    path = save_checkpoint(tmp_path, 10, {"policy": {"w": torch.ones(3)}, "x": [1, 2.5, "a"]})
+    data = load_checkpoint(path)
+    assert data[DIGEST] == content_digest(data)
+    bad = tmp_path / "checkpoints" / "step_000000010.pt"
+    changed = dict(data, policy={"w": torch.tensor([1.0, 1.0, 1.0000001])})  # one weight, digest kept
+    torch.save(changed, bad)
+    with pytest.raises(CheckpointError, match="corrupt: its content does not match"):
+        load_checkpoint(bad)
+    torch.save(dict(data, x=[1, 2.5, "b"]), bad)  # plain data too
+    with pytest.raises(CheckpointError, match="does not match"):
+        load_checkpoint(bad)
+    nan = dict(data, policy={"w": torch.tensor([1.0, float("nan"), 1.0])})
+    nan[DIGEST] = content_digest(nan)  # a well-formed file of NaN weights
+    torch.save(nan, bad)
+    with pytest.raises(CheckpointError, match="policy weight w is not finite"):
+        load_checkpoint(bad)
+    old = {k: v for k, v in data.items() if k != DIGEST} | {"format": UNCHECKED_FORMATS[0]}
+    torch.save(old, bad)
+    assert load_checkpoint(bad)["x"] == [1, 2.5, "a"]
