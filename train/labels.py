@@ -34,6 +34,7 @@ import torch
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent, sample_masked
 from agents.teacher import make_teacher
+from baloot_cli import memory_need
 from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
 from baloot_env.loop import play_hands
@@ -74,6 +75,33 @@ def labelled_arrays(n: int, privileged: bool, shared: bool = False) -> tuple[tor
 
 
 UNVALUED = np.float32(np.nan)  # a value the teacher did not give (not a searched choice)
+LABEL_KINDS = "biuf"  # the numpy kinds a labels field may have: bool, integers, floats
+
+
+def _headers(path: str | Path, where: str) -> None:
+    """Every array of the ``.npz`` at ``path`` is of a plain kind (``LABEL_KINDS``) and together
+    they fit in this machine's memory, read from the arrays' headers before any is inflated
+    (a small file may claim billions of rows)."""
+    total = 0
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                with z.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    read = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    shape, _, dtype = read(f)
+                if dtype.kind not in LABEL_KINDS:
+                    raise ValueError(f"{where}: {info.filename} holds {dtype} values, not numbers")
+                total += math.prod(shape) * dtype.itemsize
+    except (OSError, EOFError, zipfile.BadZipFile, ValueError, SyntaxError) as e:
+        raise ValueError(f"{where} is not a labels file: {e}") from None
+    why = memory_need(where, total, 1)
+    if why is not None:
+        raise ValueError(why)
 
 
 @dataclass
@@ -116,22 +144,59 @@ class Labels:
 
     @staticmethod
     def load(path: str | Path) -> Labels:
-        """Read a ``save``d file: plain arrays only (no pickles: a file cannot run code).
+        """Read a ``save``d file: plain arrays only (no pickles: a file cannot run code), checked
+        before use (``_headers``: the sizes before anything is inflated; ``check``: the content).
 
         Raises:
-            ValueError: not a regular file, not an ``.npz``, or a field missing or of objects.
+            ValueError: not a regular file, not an ``.npz``, a field missing, of another shape or
+                kind, too big for this machine, or content that ``check`` refuses.
         """
+        where = f"labels file {str(path)!r}"
         if not Path(path).is_file():
-            raise ValueError(f"labels file {str(path)!r} is not a regular file")
+            raise ValueError(f"{where} is not a regular file")
+        _headers(path, where)
         try:
             with np.load(path, allow_pickle=False) as data:
                 arrays = {f: data[f] for f in Labels.FIELDS if f in data.files}
         except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
-            raise ValueError(f"labels file {str(path)!r} is not a labels file: {e}") from None
+            raise ValueError(f"{where} is not a labels file: {e}") from None
         missing = [f for f in Labels.FIELDS if f not in arrays and f not in Labels.OPTIONAL]
         if missing:
-            raise ValueError(f"labels file {str(path)!r} lacks {missing}")
-        return Labels(**arrays)
+            raise ValueError(f"{where} lacks {missing}")
+        labels = Labels(**arrays)
+        labels.check(where)
+        return labels
+
+    def check(self, where: str = "labels") -> None:
+        """Shapes that agree (one row a position), observations of the network's width, finite
+        numbers (values NaN only where unvalued), a legal action at every position that is
+        the teacher's, and at least one position.
+
+        Raises:
+            ValueError: naming ``where``, the field and the problem.
+        """
+        n = len(self.obs)
+        if n == 0:
+            raise ValueError(f"{where} holds no positions")
+        if self.obs.ndim != 2 or self.obs.shape[1] not in (OBS_SIZE, OBS_SIZE + PRIVILEGED_SIZE):
+            raise ValueError(f"{where}: obs must be N x {OBS_SIZE} (or + {PRIVILEGED_SIZE}), got {self.obs.shape}")
+        wide = {"masks": self.masks, "action_values": self.action_values, "policy": self.policy}
+        wide["action_errors"] = self.action_errors if self.action_errors is not None else self.action_values
+        for name, a in {**wide, "actions": self.actions, "values": self.values}.items():
+            want = (n, NUM_ACTIONS) if name in wide else (n,)
+            if a.shape != want:
+                raise ValueError(f"{where}: {name} must have shape {want}, got {a.shape}")
+        if not (np.isfinite(self.obs).all() and np.isfinite(self.values).all() and np.isfinite(self.policy).all()):
+            raise ValueError(f"{where}: the observations, values and policies must be finite")
+        for name in ("action_values", "action_errors"):
+            if np.isinf(wide[name]).any():
+                raise ValueError(f"{where}: {name} must be finite where given (NaN: not given)")
+        if not np.isin(self.masks, (0, 1)).all() or not self.masks.any(axis=1).all():
+            raise ValueError(f"{where}: every mask must be 0 or 1 with a legal action at every position")
+        if not ((self.actions >= 0) & (self.actions < NUM_ACTIONS)).all():
+            raise ValueError(f"{where}: the actions must be ids in [0, {NUM_ACTIONS})")
+        if not self.masks[np.arange(n), self.actions].all():
+            raise ValueError(f"{where}: the teacher's action must be legal at every position")
 
     def without_call_values(self) -> Labels:
         """These labels as a teacher that does not search its calls gives them: every call

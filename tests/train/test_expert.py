@@ -314,7 +314,7 @@ def _judged_labels():
     values[4, [32, 35]], policy[4, [32, 35]] = [0.0, 1.0], [0.5, 0.5]
     masks[policy > 0] = 1
     return Labels(
-        obs=np.zeros((n, 4), np.float32),
+        obs=np.zeros((n, OBS_SIZE), np.float32),
         masks=masks,
         actions=np.array([3, 3, 32, 4, 35]),
         action_values=values,
@@ -408,3 +408,73 @@ def test_an_expert_output_never_destroys_an_input_or_a_shipped_bundle(tmp_path, 
     assert err.startswith("error: --out") and "\n" not in err, err
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
     assert {p: p.stat().st_mtime_ns for p in Path("policies").resolve().rglob("*") if p.is_file()} == shipped
+
+
+def _real_labels(n: int = 4) -> dict[str, np.ndarray]:
+    masks = np.zeros((n, 42), np.int8)
+    masks[:, :3] = 1
+    return {
+        "obs": np.zeros((n, OBS_SIZE), np.float32),
+        "masks": masks,
+        "actions": np.zeros(n, np.int64),
+        "action_values": np.full((n, 42), np.nan, np.float32),
+        "values": np.zeros(n, np.float32),
+        "policy": np.full((n, 42), 0.0, np.float32),
+    }
+
+
+def _forged_header(path):
+    """A tiny .npz whose obs header claims 10^10 rows (30 TiB): refused before it is inflated."""
+    import io
+    import zipfile
+
+    arrays = _real_labels()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, a in arrays.items():
+            buf = io.BytesIO()
+            np.lib.format.write_array(buf, a)
+            data = buf.getvalue()
+            if name == "obs":
+                header = np.lib.format.header_data_from_array_1_0(a) | {"shape": (10**10, OBS_SIZE)}
+                head = io.BytesIO()
+                np.lib.format.write_array_header_1_0(head, header)
+                data = head.getvalue() + data[len(head.getvalue()) :]
+            z.writestr(f"{name}.npy", data)
+
+
+LABEL_FORGERIES = [
+    (lambda a: a.update(values=np.array([np.nan, 0, 0, 0], np.float32)), "must be finite"),
+    (lambda a: a["obs"].__setitem__((0, 0), np.inf), "must be finite"),
+    (lambda a: a["masks"].__setitem__(slice(None), 0), "a legal action at every position"),
+    (lambda a: a.update(actions=np.array([99, 0, 0, 0])), "ids in"),
+    (lambda a: a.update(actions=np.array([5, 0, 0, 0])), "must be legal"),
+    (lambda a: [a.__setitem__(k, v[:0]) for k, v in list(a.items())], "no positions"),
+    (lambda a: a.update(obs=np.zeros((4, 10), np.float32)), "obs must be N x"),
+    (lambda a: a.update(values=np.zeros(3, np.float32)), "values must have shape"),
+    (lambda a: a.update(obs=np.zeros((4, OBS_SIZE, 2), np.float32)), "obs must be N x"),
+    (lambda a: a.update(values=np.zeros(4, np.complex64)), "not numbers"),
+    (lambda a: a.update(action_values=np.full((4, 42), np.inf, np.float32)), "finite where given"),
+]
+
+
+@pytest.mark.parametrize("forge,match", LABEL_FORGERIES, ids=[m for _, m in LABEL_FORGERIES])
+def test_a_labels_file_is_checked_before_it_is_fitted(tmp_path, forge, match):
+    """Issue 46, goal 4: shapes, kinds, finite numbers and legal actions, in one line."""
+    arrays = _real_labels()
+    Labels(**arrays).check()  # the real one passes
+    forge(arrays)
+    np.savez_compressed(tmp_path / "bad.npz", **arrays)
+    with pytest.raises(ValueError, match=match):
+        Labels.load(tmp_path / "bad.npz")
+
+
+def test_a_labels_file_that_claims_more_than_the_memory_is_refused_before_inflating(tmp_path, capsys):
+    from train.__main__ import main
+
+    _forged_header(tmp_path / "huge.npz")
+    assert (tmp_path / "huge.npz").stat().st_size < 100_000
+    with pytest.raises(ValueError, match="more than this machine"):
+        Labels.load(tmp_path / "huge.npz")
+    assert main(["expert", "fit", "--labels", str(tmp_path / "huge.npz"), "--out", str(tmp_path / "o"), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err and not (tmp_path / "o").exists()
