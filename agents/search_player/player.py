@@ -131,6 +131,12 @@ class SearchConfig:
             low = 0 if name == "call_worlds" else 1
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
                 raise ConfigError(f"search param {name} must be an integer in [{low}, {high:,}], got {shown(v)}")
+        work = max(self.worlds, self.call_worlds) * self.playouts
+        if work > MAX_WORLDS:  # each within its bound, their product a decision of hours
+            raise ConfigError(
+                f"search params worlds x playouts must be at most {MAX_WORLDS:,} playouts a card (a decision's "
+                f"work), got {max(self.worlds, self.call_worlds):,} x {self.playouts:,} = {work:,}"
+            )
         if isinstance(self.endgame_tricks, bool) or self.endgame_tricks not in range(0, NUM_TRICKS + 1):
             raise ConfigError(f"search param endgame_tricks must be 0-8, got {self.endgame_tricks!r}")
         if not 0.0 <= self.epsilon <= 1.0:

@@ -346,3 +346,21 @@ def test_time_budget_and_noisy_playouts(backend):
     values = agent.evaluate(view)
     assert set(values) == set(view.legal_actions) and agent.last_stats["worlds"] >= 2
     assert view.legal_mask >> agent.act(view) & 1
+
+
+def test_a_search_whose_total_work_would_run_for_hours_is_refused(tmp_path):
+    """Issue 46, goal 4: each count within its bound is not enough; worlds x playouts is capped."""
+    import json
+
+    from agents.search_player.player import MAX_WORLDS
+
+    SearchConfig(worlds=MAX_WORLDS, playouts=1)  # the largest single search: accepted
+    SearchConfig(worlds=64, playouts=1024)
+    with pytest.raises(ConfigError, match="worlds x playouts"):
+        SearchConfig(worlds=MAX_WORLDS, playouts=1000)
+    with pytest.raises(ConfigError, match="worlds x playouts"):
+        SearchConfig(worlds=64, call_worlds=MAX_WORLDS, playouts=2)
+    spec = tmp_path / "huge.json"
+    spec.write_text(json.dumps({"agent": "search", "params": {"worlds": 65536, "playouts": 1000}}))
+    with pytest.raises(AgentSpecError, match="worlds x playouts"):
+        make_agent(str(spec))
