@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -225,6 +226,22 @@ def make_agent(spec: str, seed: int = 0, rollout: Agent | None = None) -> Agent:
         AgentSpecError: unknown name, missing or corrupt file, or bad params; a ``rollout`` for
             anything but a netsearch with network playouts.
     """
+    depth = _DEPTH.get()
+    if depth >= MAX_SPEC_DEPTH:  # a file naming itself, or two naming each other
+        raise AgentSpecError(
+            f"agent {spec!r} nests agent files more than {MAX_SPEC_DEPTH} deep (a file that names itself?)"
+        )
+    token = _DEPTH.set(depth + 1)
+    try:
+        return _make(spec, seed, rollout)
+    finally:
+        _DEPTH.reset(token)
+
+
+_DEPTH: ContextVar[int] = ContextVar("agent_spec_depth", default=0)  # make_agent's nesting of agent files
+
+
+def _make(spec: str, seed: int, rollout: Agent | None) -> Agent:
     resolved = resolve_spec(spec)
     if rollout is not None:
         if resolved["agent"] != "netsearch":

@@ -274,3 +274,25 @@ def test_split_agent_bids_with_one_agent_and_plays_with_the_other(tmp_path):
     bad.write_text(json.dumps({"agent": "split", "params": {"bidding": "heuristic"}}))
     with pytest.raises(AgentSpecError, match="'bidding' and 'play'"):
         make_agent(str(bad))
+
+
+def test_agent_files_that_name_each_other_are_refused_in_one_line(tmp_path, capsys):
+    """Issue 46, goal 5: a split file naming itself, or two naming each other, is an
+    AgentSpecError (not a RecursionError), and the evaluator says so in one line."""
+    from agents.registry import AgentSpecError, make_agent
+    from eval.__main__ import main
+
+    me = tmp_path / "me.json"
+    me.write_text(json.dumps({"agent": "split", "params": {"bidding": str(me), "play": "heuristic"}}))
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps({"agent": "split", "params": {"bidding": "heuristic", "play": str(b)}}))
+    b.write_text(json.dumps({"agent": "split", "params": {"bidding": str(a), "play": "heuristic"}}))
+    for spec in (me, a):
+        with pytest.raises(AgentSpecError, match="nests agent files"):
+            make_agent(str(spec))
+    assert main(["--a", str(me), "--b", "heuristic", "--deals", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err
+    deep = tmp_path / "ok.json"  # nesting within the bound still works
+    deep.write_text(json.dumps({"agent": "split", "params": {"bidding": "heuristic", "play": "heuristic"}}))
+    assert make_agent(str(deep)).name
