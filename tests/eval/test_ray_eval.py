@@ -18,7 +18,7 @@ from eval.ray_runner import start_local_ray
 from eval.report import summarize
 from eval.runner import run_duplicate
 
-DEALS = 16
+DEALS = 24  # enough for a match to 152 in each seating, whichever side wins (the champion's need 20-odd)
 NEEDS_RAY = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None,
     reason='the --ray evaluation needs the scale extra: pip install -e ".[scale]"',
