@@ -9,8 +9,10 @@ Every failure raises ``AgentSpecError`` with a message saying what is wrong.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from importlib import resources
@@ -162,12 +164,26 @@ def packaged_bundle(spec: str) -> str | None:
     return str(shipped) if shipped.is_dir() else None
 
 
+FACTORY = re.compile(r"(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*):(?P<factory>[A-Za-z_][\w]*)")
+
+
 def resolve_spec(spec: str) -> dict[str, Any]:
-    """``{"agent": name, "params": {...}}`` for a name or a spec file path."""
+    """``{"agent": name, "params": {...}}`` for a name, a spec file path, a policy bundle
+    (``{"agent": "policy", "path": ...}``) or ``module:factory`` (``{"agent": "python", ...}``: a
+    Python callable, imported from an installed or current-folder module, that returns an Agent
+    given a seed; your own code, run as you ask, as ``python -c`` would)."""
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"an agent is a name {known_agents()} or a path, got {spec!r}")
     if spec in AGENTS:
         return {"agent": spec, "params": {}}
+    factory = FACTORY.fullmatch(spec)
+    if factory and not os.path.exists(spec):
+        return {"agent": "python", "module": factory["module"], "factory": factory["factory"], "params": {}}
+    if spec.endswith(".zip") and os.path.isfile(spec):
+        raise AgentSpecError(
+            f"{spec!r} is a zip file, not an agent file: a Stable-Baselines3 model plays through an adapter "
+            "of your own (module:factory returning an Agent that reads PlayerView.observation() and action_mask())"
+        )
     spec = packaged_bundle(spec) or spec
     if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
         # needs torch (the train extra): imported only when a network is used
@@ -241,8 +257,22 @@ def make_agent(spec: str, seed: int = 0, rollout: Agent | None = None) -> Agent:
 _DEPTH: ContextVar[int] = ContextVar("agent_spec_depth", default=0)  # make_agent's nesting of agent files
 
 
+def _from_factory(module: str, name: str, seed: int) -> Agent:
+    """The agent ``module:name(seed)`` returns (``resolve_spec``)."""
+    try:
+        factory = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as e:
+        raise AgentSpecError(f"agent {module}:{name}: {type(e).__name__}: {e}") from None
+    agent = factory(seed)
+    if not isinstance(agent, Agent):
+        raise AgentSpecError(f"agent {module}:{name} returned a {type(agent).__name__}, not an agents.Agent")
+    return agent
+
+
 def _make(spec: str, seed: int, rollout: Agent | None) -> Agent:
     resolved = resolve_spec(spec)
+    if resolved["agent"] == "python":
+        return _from_factory(resolved["module"], resolved["factory"], seed)
     if rollout is not None:
         if resolved["agent"] != "netsearch":
             raise AgentSpecError(f"only a netsearch agent takes a rollout network, {spec!r} is {resolved['agent']!r}")

@@ -69,11 +69,23 @@ def check_rules(specs: list[str], rules: RuleConfig, other_rules: bool = False) 
             )
 
 
-def _init(spec_a: str, spec_b: str, deals: list[dict[str, Any]], seed: int, rules: RuleConfig) -> None:
+Spec = str | Agent  # an agent spec (``agents.make_agent``), or an agent object from Python
+
+
+def _agent(spec: Spec, seed: int) -> Agent:
+    return make_agent(spec, seed) if isinstance(spec, str) else spec
+
+
+def spec_name(spec: Spec) -> str:
+    """How a spec is named in reports and progress lines: the spec itself, or an object's name."""
+    return spec if isinstance(spec, str) else spec.name
+
+
+def _init(spec_a: Spec, spec_b: Spec, deals: list[dict[str, Any]], seed: int, rules: RuleConfig) -> None:
     _CTX.clear()
     _CTX.update(
-        a=make_agent(spec_a, seed),
-        b=make_agent(spec_b, seed),
+        a=_agent(spec_a, seed),
+        b=_agent(spec_b, seed),
         deals=tuple(parse_deal(d) for d in deals),
         seed=seed,
         rules=rules,
@@ -203,8 +215,8 @@ def _run_result(tasks: list[Task], results: dict[Task, Any], matches: bool, lo: 
 
 
 def run_duplicate(
-    spec_a: str,
-    spec_b: str,
+    spec_a: Spec,
+    spec_b: Spec,
     deal_set: DealSet,
     *,
     seed: int = 0,
@@ -221,7 +233,9 @@ def run_duplicate(
     """Play deals ``lo:hi`` of ``deal_set`` in duplicate (and the match chains on them).
 
     Args:
-        spec_a, spec_b: agent specs (``agents.make_agent``).
+        spec_a, spec_b: agent specs (``agents.make_agent``: names, files, bundles,
+            ``module:factory``), or ``Agent`` objects (reset before every hand, as built ones; in
+            worker processes or on Ray each gets a copy, so an object must pickle there).
         deal_set: the deals.
         seed: seeds every hand (``duplicate.hand_seed``).
         workers: worker processes; 1 plays in this process (with ``ray``: the CPUs of a private
@@ -243,7 +257,9 @@ def run_duplicate(
         RayUnavailableError: ``ray`` without Ray installed.
     """
     rules = rules or RuleConfig()
-    check_rules([spec_a, spec_b], rules, other_rules)  # fail here, with a clear message, before starting workers
+    check_rules(
+        [s for s in (spec_a, spec_b) if isinstance(s, str)], rules, other_rules
+    )  # fail here, with a clear message, before starting workers
     hi = len(deal_set) if hi is None else hi
     if not 0 <= lo < hi <= len(deal_set):
         raise ValueError(f"deal range {lo}:{hi} is not inside the {len(deal_set)} deals of {deal_set.name!r}")
@@ -255,13 +271,18 @@ def run_duplicate(
         from eval.ray_runner import require_ray, run_tasks
 
         require_ray()  # before any work
+        if not (isinstance(spec_a, str) and isinstance(spec_b, str)):
+            raise ValueError("Ray plays agent specs only (names, files, bundles, module:factory), not agent objects")
+        named = (spec_a, spec_b)
     tasks = plan_tasks(lo, hi, matches)
     init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
-    bar = _Progress(sum(_units(t) for t in tasks), progress, f"{spec_a} vs {spec_b}" + (" (ray)" if ray else ""))
+    label = f"{spec_name(spec_a)} vs {spec_name(spec_b)}" + (" (ray)" if ray else "")
+    bar = _Progress(sum(_units(t) for t in tasks), progress, label)
     t0 = time.perf_counter()
     results: dict[Task, Any] = {}
     if ray is not None:
-        results = run_tasks(tasks, *init_args, threads, bar, address=ray, num_cpus=workers)
+        deals = init_args[2]
+        results = run_tasks(tasks, *named, deals, seed, rules, threads, bar, address=ray, num_cpus=workers)
     elif workers == 1:
         previous = _torch_threads()  # before the agents: loading a bundle may set its own count
         _init(*init_args)
