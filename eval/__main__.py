@@ -16,10 +16,12 @@ stderr (the helpers of ``baloot_cli``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from importlib import resources
 from pathlib import Path
 
-from agents.registry import AgentSpecError, known_agents, make_agent
+from agents.registry import AgentSpecError, known_agents, make_agent, shipped_policies
 from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,
@@ -28,6 +30,7 @@ from baloot_cli import (
     OneLineParser,
     check_database,
     check_distinct,
+    check_output,
     check_output_dir,
     check_output_path,
     check_png_path,
@@ -42,7 +45,15 @@ from eval.duplicate import AgentError
 from eval.export import export_main as run_export
 from eval.league import DEFAULT_TIME_POSITIONS, format_league, league
 from eval.league_plot import plot_league
-from eval.promote import DEFAULT_LOOKS, PromotionConfig, PromotionError, check_history, promote, resolve_champion
+from eval.promote import (
+    DEFAULT_LOOKS,
+    PromotionConfig,
+    PromotionError,
+    check_history,
+    promote,
+    read_pointer,
+    resolve_champion,
+)
 from eval.ray_runner import check_ray_address
 from eval.replays import save_eval_hands
 from eval.report import format_table, plot, summarize
@@ -51,6 +62,11 @@ from eval.stats import ALPHA
 
 AGENT_HELP = f"an agent: {', '.join(known_agents())}, or a path to an agent file"
 SET_HELP = f"deal set: {', '.join(sorted(STANDARD_SETS))} or a path (default {DEFAULT_SET})"
+
+
+def protected_folders() -> list[str]:
+    """What no evaluation output may overwrite: the shipped bundles and the committed deal sets."""
+    return [shipped_policies(), str(resources.files("eval") / "deals")]
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -149,6 +165,10 @@ def run_main(argv: list[str]) -> int:
         {"--a": args.a, "--b": args.b, "--deal-set": args.deal_set},
         {"--json": args.json, "--png": png, "--save-hands": args.save_hands},
     )
+    inputs = [("--a", args.a), ("--b", args.b), ("--deal-set", args.deal_set)]
+    for flag, out in (("--json", args.json), ("--png", png), ("--save-hands", args.save_hands)):
+        if out:
+            check_output(out, flag, inputs, protected_folders())
     run = run_duplicate(
         args.a,
         args.b,
@@ -234,6 +254,10 @@ def promote_main(argv: list[str]) -> int:
     check_rules([args.candidate, champion], args.rules, args.other_rules)
     check_output_path(pointer, "--pointer")
     check_output_path(history, "--history")
+    if os.path.lexists(pointer) and read_pointer(pointer) is None:
+        raise InputError(f"--pointer {pointer!r} is a file that is not a champion pointer; it is left as it is")
+    for flag, out in (("--pointer", pointer), ("--history", history)):
+        check_output(out, flag, [("--candidate", args.candidate), ("--deal-set", args.deal_set)], protected_folders())
     check_distinct(
         {"--candidate": args.candidate, "--deal-set": args.deal_set},  # the champion file may be the pointer
         {"--pointer": pointer, "--history": history},

@@ -461,3 +461,29 @@ def test_expert_label_refuses_positions_that_cannot_fit(tmp_path, capsys):
     code, err = _call(main, ["label", "--positions", "10000000000", "--out", str(tmp_path / "l.npz")], capsys)
     assert_refused(code, err, r"--positions 10,000,000,000 would need .* GiB, more than this machine's")
     assert not list(tmp_path.iterdir())
+
+
+def test_an_evaluation_output_never_destroys_a_bundle_a_deal_set_or_an_unrelated_file(tmp_path, capsys):
+    """Issue 46, goal 2: --json onto a bundle's weights (an input's, or a shipped one) or a
+    committed deal set, and --pointer onto a file that is no pointer, are one line and exit 2,
+    and the files are unchanged."""
+    import shutil
+
+    import eval.__main__ as eval_cli
+
+    bundle = tmp_path / "b"
+    shutil.copytree("policies/strong", bundle)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
+    weights = (bundle / "weights.pt").read_bytes()
+    cases = [
+        ["--a", str(bundle), "--b", "heuristic", "--json", str(bundle / "weights.pt")],
+        ["--a", "heuristic", "--b", "random", "--json", "policies/champion/weights.pt"],
+        ["--a", "heuristic", "--b", "random", "--json", "eval/deals/dev960.json"],
+        ["promote", "--candidate", "heuristic", "--champion", "random", "--pointer", str(notes)],
+    ]
+    for argv in cases:
+        assert eval_cli.main([*argv, "--quiet"]) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: --") and "\n" not in err, err
+    assert (bundle / "weights.pt").read_bytes() == weights and notes.read_text() == "my notes"

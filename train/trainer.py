@@ -15,7 +15,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
-from agents.neural.bundle import BundleError, load_net, save_bundle
+from agents.neural.bundle import BundleError, load_net, printable, save_bundle
 from agents.neural.network import BalootNet
 from baloot_env.errors import ConfigError
 from train.call_iteration import improve_calls
@@ -201,7 +201,8 @@ class Trainer(RunFrame):
             )
         self.net.load_state_dict(net.state_dict())
         if not self.quiet:
-            self.log(f"network initialised from bundle {path} ({manifest.get('name', '?')})")
+            name = printable(str(manifest.get("name", "?")))  # read from a file: no forged log line
+            self.log(f"network initialised from bundle {printable(path)} ({name})")
 
     @property
     def net(self) -> BalootNet:
