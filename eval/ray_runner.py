@@ -65,13 +65,40 @@ def check_ray_address(address: str, flag: str, timeout: float = 3.0) -> None:
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise InputError(f"{flag} {address!r}: an address is auto, HOST:PORT or ray://HOST:PORT")
     try:
-        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
-            pass
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout) as conn:
+            speaks = _speaks_grpc(conn)
     except OSError as e:
         raise InputError(
             f"{flag} {address!r}: nothing answers at {host}:{port} ({e.strerror or str(e) or type(e).__name__}); "
             "start the cluster there (ray start --head) or leave the address out for a private local Ray"
         ) from None
+    if not speaks:  # Ray would retry such a server for ever
+        raise InputError(
+            f"{flag} {address!r}: what listens at {host}:{port} is not Ray (it does not answer in Ray's gRPC "
+            "protocol); give the address of the cluster's head (ray start --head prints it)"
+        )
+
+
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+HTTP2_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"  # an empty SETTINGS frame
+SETTINGS_TYPE = 0x04
+
+
+def _speaks_grpc(conn: socket.socket) -> bool:
+    """Whether the server on ``conn`` answers an HTTP/2 connection preface (what every gRPC
+    server, Ray's head among them, does first) with a SETTINGS frame: a web server, the
+    table's own port for one, answers otherwise or not at all (within the socket's timeout)."""
+    try:
+        conn.sendall(HTTP2_PREFACE + HTTP2_SETTINGS)
+        head = b""
+        while len(head) < 9:
+            chunk = conn.recv(9 - len(head))
+            if not chunk:
+                return False
+            head += chunk
+    except OSError:  # a timeout or a reset: no gRPC server
+        return False
+    return head[3] == SETTINGS_TYPE
 
 
 # Ray's start-up notices that say nothing to a user of a private local Ray or of this code: token

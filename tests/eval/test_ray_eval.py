@@ -108,3 +108,46 @@ def test_a_private_local_ray_starts_without_notices():
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert "WARNING" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-2000:]
+
+
+def test_an_address_where_something_other_than_ray_listens_is_refused_within_seconds():
+    """Issue 46, goal 5: a web server (the table's port, say) or a silent one at HOST:PORT is
+    refused in one line before any work, where Ray would retry it for ever; a gRPC server, as
+    Ray's head is, passes the check."""
+    import http.server
+    import socket
+    import socketserver
+    import threading
+    import time
+    from concurrent import futures
+
+    grpc = pytest.importorskip("grpc", reason="a gRPC server stands in for Ray's head (grpcio comes with ray)")
+    from baloot_cli import InputError
+    from eval.ray_runner import check_ray_address
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        check_ray_address(f"127.0.0.1:{port}", "--ray")
+    finally:
+        server.stop(0)
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    web = socketserver.TCPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    try:
+        for listening in (web.server_address[1], silent.getsockname()[1]):
+            t0 = time.monotonic()
+            with pytest.raises(InputError, match="is not Ray"):
+                check_ray_address(f"127.0.0.1:{listening}", "--ray", timeout=2.0)
+            assert time.monotonic() - t0 < 10
+    finally:
+        web.shutdown()
+        silent.close()
