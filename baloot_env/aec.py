@@ -74,9 +74,8 @@ from pettingzoo.utils import wrappers
 from baloot_env import ENV_NAME  # defined in the package, so that bundles need no gymnasium
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.cards import NUM_SEATS
-from baloot_env.deal import Deal, parse_deal
-from baloot_env.driver import EPISODES, DealSource, Outcome, Table
-from baloot_env.errors import BalootError
+from baloot_env.deal import Deal
+from baloot_env.driver import EPISODES, DealSource, Outcome, Table, reset_arguments
 from baloot_env.hand import HandState
 from baloot_env.match import MatchState
 from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, encode_state
@@ -175,21 +174,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; p
     # ------------------------------------------------------------------ reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode (R11.2). ``options``: ``deal`` or ``deals`` (R2.4)."""
+        seed, deals, unknown = reset_arguments(seed, options)  # refused before anything changes
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"deal", "deals"})
         if unknown:
             # PettingZoo's classic envs ignore options and its api_test passes foreign ones, so
             # accept them; but warn, since a misspelt "deal" would quietly play a random deal.
             gymnasium.logger.warn(f"ignoring unknown reset options {unknown}; known: 'deal', 'deals'")
-        deals: list[Deal] = []
-        if "deal" in options:
-            deals.append(parse_deal(options["deal"]))
-        if "deals" in options:
-            if not isinstance(options["deals"], (list, tuple)):
-                raise BalootError("options['deals'] must be a list of deals (R11.2)")
-            deals.extend(parse_deal(d) for d in options["deals"])
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

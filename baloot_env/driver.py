@@ -21,6 +21,7 @@ library only.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -35,6 +36,39 @@ from baloot_env.rules import RuleConfig
 
 EPISODES = ("hand", "match")
 DEALERS = ("given", "rotate")
+
+
+RESET_OPTIONS = ("deal", "deals")  # what an env's reset(options=...) reads (R11.2)
+
+
+def reset_arguments(seed: object, options: object) -> tuple[int | None, list[Deal], list[str]]:
+    """An env's ``reset(seed, options)`` checked before anything changes (R11.2): the seed (None
+    or an integer >= 0), the given deals (``deal``, one deal, or ``deals``, a non-empty list; not
+    both) and the option names it does not know (the AEC env warns of them, the Gymnasium env
+    refuses them).
+
+    Raises:
+        BalootError: a seed or options of the wrong kind, both ``deal`` and ``deals``, an empty or
+            non-list ``deals``, or a deal ``parse_deal`` refuses; one line naming the argument.
+    """
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise BalootError(f"reset seed must be None or an integer >= 0, got {seed!r:.80}")
+        seed = int(seed)  # numpy's integers too
+    if options is not None and not isinstance(options, dict):
+        raise BalootError(f"reset options must be a dict (of 'deal' or 'deals'), got {type(options).__name__}")
+    options = options or {}
+    if "deal" in options and "deals" in options:
+        raise BalootError("reset options give 'deal' or 'deals', not both (R11.2)")
+    deals = [parse_deal(options["deal"])] if "deal" in options else []
+    if "deals" in options:
+        given = options["deals"]
+        if not isinstance(given, (list, tuple)) or not given:
+            raise BalootError(
+                "options['deals'] must be a non-empty list of deals (R11.2); leave it out for random deals"
+            )
+        deals = [parse_deal(d) for d in given]
+    return seed, deals, sorted((str(k) for k in options if k not in RESET_OPTIONS), key=str)
 
 
 class DealSource:

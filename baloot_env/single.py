@@ -61,8 +61,7 @@ import numpy as np
 from gymnasium import spaces
 
 from baloot_env.actions import NUM_ACTIONS
-from baloot_env.deal import parse_deal
-from baloot_env.driver import DealSource
+from baloot_env.driver import DealSource, reset_arguments
 from baloot_env.errors import BalootError
 from baloot_env.lockstep import Game, LockstepGames
 from baloot_env.observation import OBS_SIZE, action_mask, encode
@@ -133,18 +132,12 @@ class BalootEnv(gymnasium.Env[Any, Any]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        seed, deals, unknown = reset_arguments(seed, options)  # refused before anything changes
+        if unknown:
+            raise BalootError(f"unknown reset options {unknown}; known: 'deal', 'deals'")
         super().reset(seed=seed)
         if seed is not None:
             self.games._seed_players(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"deal", "deals"})
-        if unknown:
-            raise BalootError(f"unknown reset options {unknown}; known: 'deal', 'deals'")
-        deals = [parse_deal(options["deal"])] if "deal" in options else []
-        if "deals" in options:
-            if not isinstance(options["deals"], (list, tuple)):
-                raise BalootError("options['deals'] must be a list of deals (R11.2)")
-            deals.extend(parse_deal(d) for d in options["deals"])
         g = self.game
         g.rng = self.np_random  # positions and deals come from the env's generator
         g.table.deals = DealSource(self.np_random, deals, dealers="given")

@@ -469,3 +469,37 @@ def test_pettingzoo_env_and_the_vector_envs_play_the_same_games(way, episode, re
     assert decisions > (20 if seat_mode else 50) and rewarded >= 1
     if episode == "match":
         assert rewarded >= (3 if reward == "diff" else 1)  # every hand pays in diff mode
+
+
+@pytest.mark.parametrize(
+    "seed, options, words",
+    [
+        (-1, None, "seed must be"),
+        ("abc", None, "seed must be"),
+        (True, None, "seed must be"),
+        (0, [1], "options must be a dict"),
+        (0, {"deals": []}, "non-empty list"),
+        (0, {"deals": "x"}, "non-empty list"),
+        (0, {"deal": "x", "deals": ["y"]}, "not both"),
+    ],
+)
+def test_bad_reset_arguments_are_one_line_and_change_nothing(seed, options, words):
+    """Issue 46, goal 5: the PettingZoo and Gymnasium envs refuse them with a BalootError before
+    anything changes (the next reset plays as if the bad one had not been asked)."""
+    from baloot_env import BalootError
+    from baloot_env.aec import raw_env
+    from baloot_env.single import BalootEnv
+
+    env = raw_env()
+    env.reset(seed=3)
+    first = env.observe(env.agent_selection)["observation"].copy()
+    with pytest.raises(BalootError, match=words):
+        env.reset(seed=seed, options=options)
+    env.reset(seed=3)
+    assert (env.observe(env.agent_selection)["observation"] == first).all()
+    single = BalootEnv()
+    with pytest.raises(BalootError, match=words):
+        single.reset(seed=seed, options=options)
+    import numpy as np
+
+    single.reset(seed=np.int64(5))  # numpy's integers are seeds too
