@@ -114,7 +114,8 @@ def _check_agents(specs: list[str], flag: str) -> None:
             raise InputError(f"{flag} {spec}: {one_line(e)}") from None
 
 
-def run_main(argv: list[str]) -> int:
+def _run_parser() -> OneLineParser:
+    """The command line of ``python -m eval`` (A against B)."""
     p = OneLineParser(prog="python -m eval", description="Seat-rotated duplicate evaluation of A vs B.")
     p.add_argument("--a", required=True, help=AGENT_HELP)
     p.add_argument("--b", required=True, help=AGENT_HELP)
@@ -145,12 +146,11 @@ def run_main(argv: list[str]) -> int:
         metavar="N",
         help="with --save-hands: only the N deals where A lost most",
     )
-    args = p.parse_args(argv)
-    _check_agents([args.a], "--a")
-    _check_agents([args.b], "--b")
-    full, ds = _check_common(args)
-    check_rules([args.a, args.b], args.rules, args.other_rules)
-    png = args.png or (str(Path(args.json).with_suffix(".png")) if args.json else None)
+    return p
+
+
+def _check_run_outputs(args: argparse.Namespace, png: str | None) -> None:
+    """The report, plot and hands database can be written and destroy no input (``InputError``)."""
     if args.json:
         check_output_path(args.json, "--json")
     if png:
@@ -169,6 +169,17 @@ def run_main(argv: list[str]) -> int:
     for flag, out in (("--json", args.json), ("--png", png), ("--save-hands", args.save_hands)):
         if out:
             check_output(out, flag, inputs, protected_folders())
+
+
+def run_main(argv: list[str]) -> int:
+    p = _run_parser()
+    args = p.parse_args(argv)
+    _check_agents([args.a], "--a")
+    _check_agents([args.b], "--b")
+    full, ds = _check_common(args)
+    check_rules([args.a, args.b], args.rules, args.other_rules)
+    png = args.png or (str(Path(args.json).with_suffix(".png")) if args.json else None)
+    _check_run_outputs(args, png)
     run = run_duplicate(
         args.a,
         args.b,
@@ -203,8 +214,8 @@ PROMOTE_EXIT = (
 )
 
 
-def promote_main(argv: list[str]) -> int:
-
+def _promote_parser() -> OneLineParser:
+    """The command line of ``python -m eval promote``."""
     p = OneLineParser(
         prog="python -m eval promote",
         description="Promote the candidate if it beats the champion in duplicate (lower 95% bound above 0).",
@@ -228,6 +239,29 @@ def promote_main(argv: list[str]) -> int:
         help=f"one-sided chance of promoting a candidate no better (default {ALPHA})",
     )
     _common(p)
+    return p
+
+
+def _check_promotion_files(args: argparse.Namespace, champion: str, pointer: str, history: str) -> None:
+    """The agents, and the pointer and history the promotion writes (``InputError``)."""
+    _check_agents([args.candidate], "--candidate")
+    _check_agents([champion], "--champion")
+    check_rules([args.candidate, champion], args.rules, args.other_rules)
+    check_output_path(pointer, "--pointer")
+    check_output_path(history, "--history")
+    if os.path.lexists(pointer) and read_pointer(pointer) is None:
+        raise InputError(f"--pointer {pointer!r} is a file that is not a champion pointer; it is left as it is")
+    for flag, out in (("--pointer", pointer), ("--history", history)):
+        check_output(out, flag, [("--candidate", args.candidate), ("--deal-set", args.deal_set)], protected_folders())
+    check_distinct(
+        {"--candidate": args.candidate, "--deal-set": args.deal_set},  # the champion file may be the pointer
+        {"--pointer": pointer, "--history": history},
+    )
+    check_history(history)
+
+
+def promote_main(argv: list[str]) -> int:
+    p = _promote_parser()
     settings_file(p, argv)
     args = p.parse_args(argv)
     _, ds = _check_common(args)
@@ -249,20 +283,7 @@ def promote_main(argv: list[str]) -> int:
         other_rules=args.other_rules,
     )
     champion, pointer, history = resolve_champion(cfg)
-    _check_agents([args.candidate], "--candidate")
-    _check_agents([champion], "--champion")
-    check_rules([args.candidate, champion], args.rules, args.other_rules)
-    check_output_path(pointer, "--pointer")
-    check_output_path(history, "--history")
-    if os.path.lexists(pointer) and read_pointer(pointer) is None:
-        raise InputError(f"--pointer {pointer!r} is a file that is not a champion pointer; it is left as it is")
-    for flag, out in (("--pointer", pointer), ("--history", history)):
-        check_output(out, flag, [("--candidate", args.candidate), ("--deal-set", args.deal_set)], protected_folders())
-    check_distinct(
-        {"--candidate": args.candidate, "--deal-set": args.deal_set},  # the champion file may be the pointer
-        {"--pointer": pointer, "--history": history},
-    )
-    check_history(history)
+    _check_promotion_files(args, champion, pointer, history)
     entry = promote(cfg)
     lo, hi = entry["ci95"]
     verdict = "PROMOTED" if entry["promoted"] else "NOT PROMOTED (champion unchanged)"
@@ -276,7 +297,8 @@ def promote_main(argv: list[str]) -> int:
     return 0 if entry["promoted"] else 1
 
 
-def league_main(argv: list[str]) -> int:
+def _league_parser() -> OneLineParser:
+    """The command line of ``python -m eval league``."""
     p = OneLineParser(
         prog="python -m eval league",
         description="Round-robin duplicate with Elo ratings, time per decision and network size: a strength ladder.",
@@ -305,7 +327,11 @@ def league_main(argv: list[str]) -> int:
         help="write a PNG: the matrix of mean d as a heatmap and the Elo ratings as bars",
     )
     _common(p)
-    args = p.parse_args(argv)
+    return p
+
+
+def league_main(argv: list[str]) -> int:
+    args = _league_parser().parse_args(argv)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         raise InputError(f"--agents needs at least two different agents, got {args.agents}")
     _check_agents(args.agents, "--agents")
