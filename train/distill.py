@@ -214,22 +214,17 @@ def distill(cfg: DistillConfig, quiet: bool = False) -> dict[str, Any]:
         torch.set_num_threads(threads)
 
 
-def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
-    t_start = time.perf_counter()
-    teacher_net, teacher_manifest = load_net(cfg.teacher)
-    rules = bundle_rules(teacher_manifest)
-    out = Path(cfg.out)
-    rng = np.random.default_rng(cfg.seed)
-    with torch.random.fork_rng():
-        torch.manual_seed(cfg.seed)
-        student = BalootNet(cfg.spec())
-    n_teacher, n_student = count_parameters(teacher_net), count_parameters(student)
-    _log(
-        f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
-        f"({n_student:,} parameters, {n_student / n_teacher:.1%})",
-        quiet,
-    )
-    teacher_agent = PolicyAgent(teacher_net, teacher_manifest, deterministic=False)
+def _rounds(
+    student: BalootNet,
+    teacher_net: BalootNet,
+    teacher_agent: PolicyAgent,
+    cfg: DistillConfig,
+    rules: RuleConfig,
+    rng: np.random.Generator,
+    quiet: bool,
+) -> tuple[dict[str, list[np.ndarray]], dict[str, float]]:
+    """The rounds of positions (the teacher's, the heuristic's, from round 2 the student's) and
+    fits; returns every round's positions and the last fit's figures."""
     data: dict[str, list[np.ndarray]] = {"obs": [], "masks": [], "probs": [], "values": [], "held_out": []}
     per_round = [cfg.positions // cfg.rounds + (r < cfg.positions % cfg.rounds) for r in range(cfg.rounds)]
     fit: dict[str, float] = {}
@@ -250,6 +245,26 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
             quiet,
         )
         fit = train_student(student, {k: np.concatenate(v) for k, v in data.items()}, cfg, rng, quiet, f"round {r}")
+    return data, fit
+
+
+def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
+    t_start = time.perf_counter()
+    teacher_net, teacher_manifest = load_net(cfg.teacher)
+    rules = bundle_rules(teacher_manifest)
+    out = Path(cfg.out)
+    rng = np.random.default_rng(cfg.seed)
+    with torch.random.fork_rng():
+        torch.manual_seed(cfg.seed)
+        student = BalootNet(cfg.spec())
+    n_teacher, n_student = count_parameters(teacher_net), count_parameters(student)
+    _log(
+        f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
+        f"({n_student:,} parameters, {n_student / n_teacher:.1%})",
+        quiet,
+    )
+    teacher_agent = PolicyAgent(teacher_net, teacher_manifest, deterministic=False)
+    data, fit = _rounds(student, teacher_net, teacher_agent, cfg, rules, rng, quiet)
     name = f"distilled-{teacher_manifest['name']}"
     teacher_info = {
         "name": teacher_manifest["name"],

@@ -216,6 +216,15 @@ def people_split(
     return people, held
 
 
+def heldout(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, privileged: bool) -> tuple[Any, ...]:
+    """The teacher's held-out positions: hands of their own (a seed no chunk uses), so that the
+    reported imitation accuracy is a generalisation figure and not a memorisation one."""
+    held_seed, n_held = seed + HELDOUT_SEED_OFFSET, heldout_size(cfg.positions)
+    if uses_core(cfg):
+        return collect_core(n_held, held_seed, rules, cfg.random_share, reward, privileged)
+    return collect(n_held, held_seed, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
+
+
 def pretrain(
     net: BalootNet, cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, quiet: bool = False
 ) -> dict[str, Any]:
@@ -234,16 +243,7 @@ def pretrain(
     stats: dict[str, Any] = {}
     if cfg.positions > 0:
         parts.append(labelled(cfg, seed, rules, reward, privileged, quiet))
-        # Held-out positions: hands of their own (a seed no chunk uses), so that the reported
-        # imitation accuracy is a generalisation figure and not a memorisation one.
-        held_seed = seed + HELDOUT_SEED_OFFSET
-        n_held = heldout_size(cfg.positions)
-        if uses_core(cfg):
-            judges["heldout_accuracy"] = collect_core(n_held, held_seed, rules, cfg.random_share, reward, privileged)
-        else:
-            judges["heldout_accuracy"] = collect(
-                n_held, held_seed, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature
-            )
+        judges["heldout_accuracy"] = heldout(cfg, seed, rules, reward, privileged)
     if cfg.games:
         people, held_games = people_split(cfg, seed, rules, reward, privileged)
         parts.append(tuple(torch.from_numpy(a) for a in people.rows(~held_games)))
