@@ -473,16 +473,8 @@ class SearchAgent(Agent):
                 worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
-            if self.leaf_values is not None:  # deterministic leaves: every playout of a world alike
-                each = self.leaf_values(template, worlds, cards, sw, team, endgame_cards)
-                sums += each.sum(axis=0) * cfg.playouts
-            else:
-                played = np.zeros((len(worlds), len(legal)), dtype=np.float64)
-                search_values(
-                    template, worlds, cards, sw, team, endgame_cards, float(cfg.epsilon), cfg.playouts, stream, played
-                )
-                sums += played.sum(axis=0)  # whole game points: the sum is exact in any order
-                each = played / cfg.playouts
+            total, each = self._play(template, worlds, cards, sw, team, endgame_cards, stream)
+            sums += total
             per_world.append(each)
             n += len(worlds)
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
@@ -491,6 +483,27 @@ class SearchAgent(Agent):
             self.last_stats["calls_kept"] = call_filter.kept
         each_world = np.concatenate(per_world) if per_world else np.zeros((0, len(legal)))
         return CardValues(tuple(legal), sums, each_world, cfg.playouts)
+
+    def _play(
+        self,
+        template: np.ndarray,
+        worlds: np.ndarray,
+        cards: np.ndarray,
+        sw: np.ndarray,
+        team: int,
+        endgame_cards: int,
+        stream: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One batch of worlds on the core: each card's sum over the worlds and playouts, and
+        each world's value of each card (the mean over its playouts)."""
+        playouts = self.config.playouts
+        if self.leaf_values is not None:  # deterministic leaves: every playout of a world alike
+            each = self.leaf_values(template, worlds, cards, sw, team, endgame_cards)
+            return each.sum(axis=0) * playouts, each
+        played = np.zeros((len(worlds), len(cards)), dtype=np.float64)
+        eps = float(self.config.epsilon)
+        search_values(template, worlds, cards, sw, team, endgame_cards, eps, playouts, stream, played)
+        return played.sum(axis=0), played / playouts  # whole game points: the sum is exact in any order
 
     def _finish(
         self, s: HandState, team: int, leaf: Callable[[int, int], int], endgame_cards: int, rng: random.Random
