@@ -104,6 +104,8 @@ TRAIN_CASES = [
     (["--set", "eval.promote=true", "--set", "eval.deal_set=test960"], r"eval.deal_set: .*test set.*promotion"),
     (["--set", "env.rules={hands: 7}"], r"env.rules: .*hands"),
     (["--set", "env.rules={bogus: 1}"], r"unknown config keys \['bogus'\] in env.rules"),
+    (["--set", "seed=" + "9" * 5000], r"override 'seed' holds a number too long"),  # issue 46, goal 5
+    (["--set", "env.rules=" + "[" * 5000], r"override 'env.rules'"),
     (["--set", "ppo.learning_rate=0"], r"ppo.learning_rate must be > 0, got 0"),
     (["--set", "ppo.learning_rate=.nan"], r"ppo.learning_rate must be > 0"),
     (["--set", "torch_threads=0"], r"torch_threads must be >= 1, got 0"),

@@ -352,9 +352,11 @@ def apply_overrides(data: dict[str, Any] | None, overrides: list[str] | None) ->
             raise ConfigError(f"override {item!r} must look like section.key=value")
         key, raw = item.split("=", 1)
         try:
-            value = yaml.safe_load(raw)
+            value = parse_yaml(raw, f"override {key.strip()!r}")  # too deep, or a number too long: one line
         except yaml.YAMLError as e:
-            raise ConfigError(f"override {item!r}: the value is not valid YAML: {_one_line(e)}") from None
+            raise ConfigError(f"override {item[:120]!r}: the value is not valid YAML: {_one_line(e)}") from None
+        except InputFileError as e:
+            raise ConfigError(str(e)) from None
         _set_path(data, key.strip(), value)
     return data
 
