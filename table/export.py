@@ -19,9 +19,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+from importlib import resources
 from pathlib import Path
 
-from baloot_cli import InputError, OneLineParser, check_database, check_output_path
+from agents.registry import shipped_policies
+from baloot_cli import InputError, OneLineParser, check_database, check_output
 from baloot_env.deal import parse_deal
 from baloot_io.atomic import write_text_atomic
 from eval.deals import DealSet, checksum_of, role_of
@@ -76,9 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         if not Path(args.db).is_file():
             raise InputError(f"--db {args.db!r} is not a file (a table's database)")
         check_database(args.db, "--db")
-        check_output_path(args.out, "--out")
         if Path(args.out).resolve() == Path(args.db).resolve():
             raise InputError("--out is the database itself: choose another file")
+        deal_sets = str(resources.files("eval") / "deals")  # the committed deal sets are never written
+        check_output(args.out, "--out", [("--db", args.db)], [shipped_policies(), deal_sets])
         n = export_games(args.db, args.out, args.source)
     except InputError as e:
         print(f"python -m table export: error: {e}", file=sys.stderr)

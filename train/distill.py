@@ -42,13 +42,14 @@ from agents.neural.export import export_onnx, time_onnx_models
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.neural.positions import collect_positions
+from agents.registry import shipped_policies
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,
     InputError,
     OneLineParser,
-    check_output_dir,
+    check_output,
     check_range,
     memory_need,
     one_line,
@@ -396,6 +397,9 @@ def _int_tuple(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.replace(",", " ").split())
 
 
+DISTILL_FILES = ("bundle", "summary.json", "onnx")  # what a distillation's folder holds
+
+
 def check_inputs(cfg: DistillConfig) -> None:
     """The inputs that ``DistillConfig`` does not check, before any work starts.
 
@@ -404,7 +408,8 @@ def check_inputs(cfg: DistillConfig) -> None:
     """
 
     read_manifest(cfg.teacher)  # BundleError: missing, corrupt or for other versions (weights: checked at load)
-    check_output_dir(cfg.out, "--out")
+    # what distillation writes: the student's bundle and the summary, in a folder of its own
+    check_output(cfg.out, "--out", [("--teacher", str(cfg.teacher))], [shipped_policies()], DISTILL_FILES)
     deal_set = load_named(cfg.eval_deal_set)
     check_range("--eval-deals", cfg.eval_deals, 0, len(deal_set), f" (0: skip; the deals of {deal_set.name})")
     check_range("--eval-workers", cfg.eval_workers, 1, MAX_WORKERS)
