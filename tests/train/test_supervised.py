@@ -163,7 +163,7 @@ def test_a_fit_process_that_dies_releases_the_others_at_once():
     import torch.multiprocessing as tmp
 
     from train.exchange import ExchangeError, GradientExchange
-    from train.pretrain import _abort_if_failed
+    from train.fitting import _abort_if_failed
 
     context = tmp.get_context("spawn")
     exchange = GradientExchange(2, 4, context)
@@ -183,7 +183,7 @@ def test_a_fit_helper_whose_parent_is_gone_stops_at_once():
     import torch.multiprocessing as tmp
 
     from train.exchange import ExchangeError, GradientExchange
-    from train.pretrain import _abort_if_orphaned
+    from train.fitting import _abort_if_orphaned
 
     exchange = GradientExchange(2, 4, tmp.get_context("spawn"))
     start = time.perf_counter()
