@@ -20,8 +20,6 @@ from __future__ import annotations
 import io
 import math
 import random
-import sys
-import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -44,7 +42,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
 from eval.games import PERSON, Games, decisions
-from train.workers import in_workers
+from train.workers import in_chunks
 
 NetState = tuple[dict[str, Any], dict[str, torch.Tensor]]  # a network's spec (as a dict) and weights
 
@@ -501,19 +499,12 @@ def _label_chunk(job: LabelJob) -> Labels:
 def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = False) -> Labels:
     """``label`` in ``workers`` processes (``train.workers``), ``chunks`` chunks (default 8 a
     worker), chunk k seeded ``seed + k``, joined in order."""
-    parts: list[Labels] = []
-    t0 = time.perf_counter()
-    for part in in_workers(_label_chunk, job.chunks(chunks or 8 * max(1, workers)), workers):
-        parts.append(part)
-        if not quiet:
-            done = sum(len(p) for p in parts)
-            rate = done / (time.perf_counter() - t0)
-            print(
-                f"[expert] labelled {done:,}/{job.positions:,} positions ({job.teacher}, {rate:,.0f}/s)",
-                file=sys.stderr,
-                flush=True,
-            )
-    return Labels.join(parts)
+
+    def line(done: int, rate: float) -> str:
+        return f"[expert] labelled {done:,}/{job.positions:,} positions ({job.teacher}, {rate:,.0f}/s)"
+
+    chunked = job.chunks(chunks or 8 * max(1, workers))
+    return Labels.join(in_chunks(_label_chunk, chunked, workers, None if quiet else line))
 
 
 def tensors(labels: Labels, soft_temperature: float, rule: str = "teacher") -> tuple[torch.Tensor, ...]:

@@ -54,7 +54,7 @@ from baloot_env.view import PlayerView
 from baloot_io.atomic import write_bytes_atomic
 from train.config import EnvConfig
 from train.labels import LabelJob, learner
-from train.workers import in_workers
+from train.workers import in_chunks
 
 SECOND_SEARCH_SEED = 7_919_001  # the second search's teacher is seeded this far from the first
 
@@ -190,19 +190,11 @@ def measure(job: LabelJob) -> Decisions:
 def measure_parallel(job: LabelJob, workers: int, quiet: bool = False) -> Decisions:
     """``measure`` in ``workers`` processes (``train.workers``), 8 chunks a worker, chunk k
     seeded ``seed + k``, joined in order."""
-    parts: list[Decisions] = []
-    t0 = time.perf_counter()
-    for part in in_workers(measure, job.chunks(8 * max(1, workers)), workers):
-        parts.append(part)
-        if not quiet:
-            done = sum(len(p) for p in parts)
-            rate = done / (time.perf_counter() - t0)
-            print(
-                f"[noise] {done:,}/{job.positions:,} decisions searched twice ({rate:,.1f}/s)",
-                file=sys.stderr,
-                flush=True,
-            )
-    return Decisions.join(parts)
+
+    def line(done: int, rate: float) -> str:
+        return f"[noise] {done:,}/{job.positions:,} decisions searched twice ({rate:,.1f}/s)"
+
+    return Decisions.join(in_chunks(measure, job.chunks(8 * max(1, workers)), workers, None if quiet else line))
 
 
 def _figures(d: Decisions, at: np.ndarray, card_at: np.ndarray) -> dict[str, float]:

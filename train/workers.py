@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
+import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 import torch
 
@@ -34,3 +36,25 @@ def in_workers(task: Callable[[J], R], chunks: Iterable[J], workers: int) -> Ite
     ``task`` must be a module-level function (the processes import it)."""
     with mp.get_context("spawn").Pool(max(1, workers), initializer=_start, initargs=(os.getpid(),)) as pool:
         yield from pool.imap(task, chunks)
+
+
+class Sized(Protocol):
+    def __len__(self) -> int: ...
+
+
+S = TypeVar("S", bound=Sized)
+
+
+def in_chunks(
+    task: Callable[[J], S], chunks: list[J], workers: int, line: Callable[[int, float], str] | None
+) -> list[S]:
+    """``in_workers``'s results as a list, and after each chunk ``line(done, per_second)`` (the
+    rows done so far and their rate) on stderr, unless ``line`` is None (quiet)."""
+    parts: list[S] = []
+    t0 = time.perf_counter()
+    for part in in_workers(task, chunks, workers):
+        parts.append(part)
+        if line is not None:
+            done = sum(len(p) for p in parts)
+            print(line(done, done / (time.perf_counter() - t0)), file=sys.stderr, flush=True)
+    return parts
