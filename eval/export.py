@@ -5,7 +5,6 @@ The export itself lives beside the bundles it reads, in ``agents.neural.export``
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -39,16 +38,8 @@ def write_positions(path: str, count: int) -> None:
 MAX_POSITIONS = 100_000  # positions played for --check or --time: about a minute; more proves no more
 
 
-def export_main(argv: list[str]) -> int:
-    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N] [--positions FILE]``.
-
-    Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
-    raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
-    """
-
-    # needs torch (the train extra): imported only when a network is used
-    from agents.neural.bundle import read_manifest
-
+def _parser() -> OneLineParser:
+    """The command line of ``python -m eval export``."""
     p = OneLineParser(prog="python -m eval export", description="Export a policy bundle to ONNX (manifest beside it).")
     p.add_argument("--policy", required=True, help="the policy bundle folder")
     p.add_argument("--out", required=True, help="the .onnx file to write; the manifest goes beside it (.manifest.json)")
@@ -75,7 +66,20 @@ def export_main(argv: list[str]) -> int:
         metavar="FILE",
         help=f"also write {SAMPLE_POSITIONS} real positions as JSON, the input of examples/node/pick.js",
     )
-    args: argparse.Namespace = p.parse_args(argv)
+    return p
+
+
+def export_main(argv: list[str]) -> int:
+    """``python -m eval export --policy BUNDLE --out model.onnx [--opset 17] [--check N] [--time N] [--positions FILE]``.
+
+    Every input (bundle, output paths, opset, counts) is checked before the export; a bad one
+    raises a ``ValueError`` (``python -m eval`` prints it as one line and exits with 2).
+    """
+
+    # needs torch (the train extra): imported only when a network is used
+    from agents.neural.bundle import read_manifest
+
+    args = _parser().parse_args(argv)
     check_range("--opset", args.opset, MIN_OPSET, max_opset())
     check_range("--check", args.check, 0, MAX_POSITIONS)
     check_range("--time", args.time, 0, MAX_POSITIONS)
