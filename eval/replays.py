@@ -77,28 +77,12 @@ def save_eval_hands(
                 if result is None:
                     raise RuntimeError("a played hand has a result")
                 names = (spec_a, spec_b) if table_no == 0 else (spec_b, spec_a)
-                store.add_hand(
-                    {
-                        "deal": deal.to_dict(),
-                        "rules": rules.to_dict(),
-                        "match_score": [0, 0],
-                        "actions": _actions(deal, table.current_hand.history, rules, names),
-                        "result": result.to_info(),
-                        "meta": {
-                            "deal_set": deal_set.name,
-                            "index": rec.index,
-                            "table": table_no,
-                            "a": spec_a,
-                            "b": spec_b,
-                            "seed": seed,
-                            "d": rec.d,
-                            "rank": rank,
-                            "teams": list(names),
-                            "reproduced": list(result.score) == list(rec.tables[table_no].score),
-                        },
-                    },
-                    source="eval",
-                )
+                meta = {"deal_set": deal_set.name, "index": rec.index, "table": table_no, "a": spec_a, "b": spec_b}
+                meta |= {"seed": seed, "d": rec.d, "rank": rank, "teams": list(names)}
+                meta["reproduced"] = list(result.score) == list(rec.tables[table_no].score)
+                hand = {"deal": deal.to_dict(), "rules": rules.to_dict(), "match_score": [0, 0]}
+                hand |= {"actions": _actions(deal, table.current_hand.history, rules, names)}
+                store.add_hand(hand | {"result": result.to_info(), "meta": meta}, source="eval")
                 stored += 1
     finally:
         store.close()
