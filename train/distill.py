@@ -428,6 +428,28 @@ def main(argv: list[str] | None = None) -> int:
     before any work starts; a bad one gives exit code 2 and one line ``error: ...`` on stderr.
     """
 
+    p = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        settings_file(p, argv)
+    except InputError as e:
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
+    a = p.parse_args(argv)
+    try:
+        values = {f.name: getattr(a, f.name) for f in fields(DistillConfig)}
+        cfg = from_mapping(DistillConfig, values, "distill setting")
+        check_inputs(cfg)
+        summary = distill(cfg, quiet=a.quiet)
+    except (BundleError, ValueError) as e:  # InputError, ConfigError and DealSetError are ValueErrors
+        print(f"error: {one_line(e)}", file=sys.stderr)
+        return 2
+    print(format_summary(summary))
+    return 0
+
+
+def _parser() -> OneLineParser:
+    """The command line of ``python -m train distill``: every ``DistillConfig`` field a flag."""
     d = DistillConfig(teacher="-")
     p = OneLineParser(prog="python -m train distill", description="Distil a policy bundle into a small network.")
     p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
@@ -465,20 +487,4 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--torch-threads", type=int, default=d.torch_threads)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        settings_file(p, argv)
-    except InputError as e:
-        print(f"error: {one_line(e)}", file=sys.stderr)
-        return 2
-    a = p.parse_args(argv)
-    try:
-        values = {f.name: getattr(a, f.name) for f in fields(DistillConfig)}
-        cfg = from_mapping(DistillConfig, values, "distill setting")
-        check_inputs(cfg)
-        summary = distill(cfg, quiet=a.quiet)
-    except (BundleError, ValueError) as e:  # InputError, ConfigError and DealSetError are ValueErrors
-        print(f"error: {one_line(e)}", file=sys.stderr)
-        return 2
-    print(format_summary(summary))
-    return 0
+    return p
