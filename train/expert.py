@@ -55,11 +55,12 @@ from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.fitting import fit_labelled, fit_processes
+from train.hardware import PRECISIONS
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 
 # The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.
 LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "guide")
-FIT_FIELDS = ("targets", "temperature", "epochs", "learning_rate", "self_agreement", "workers")
+FIT_FIELDS = ("targets", "temperature", "epochs", "learning_rate", "self_agreement", "workers", "precision")
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
 
@@ -175,7 +176,7 @@ def _parser() -> OneLineParser:
     fit_p = sub.add_parser("fit", help="fit a bundle to a labels file and write the new bundle to --out")
     fit_p.add_argument("--labels", required=True, nargs="+", help="labels files (joined in order)")
     fit_p.add_argument("--policy", default="policies/champion", help="the bundle that starts the fit")
-    config_flags(fit_p, ExpertConfig, FIT_FIELDS, d, choices={"targets": TARGETS})
+    config_flags(fit_p, ExpertConfig, FIT_FIELDS, d, choices={"targets": TARGETS, "precision": PRECISIONS})
     fit_p.add_argument(
         "--call-values",
         default="use",

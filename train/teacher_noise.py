@@ -266,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
         search = searcher(make_agent(a.teacher, a.seed))
         if a.guide and not guided(a.teacher):
             raise ValueError(f"--guide needs a netsearch teacher with leaves 'policy', got {a.teacher!r}")
-        check_range("worlds", search.config.worlds, 2, note=" (the teacher's: a standard error needs two)")
+        fewest = min(search.config.worlds_by_trick or (search.config.worlds,))
+        check_range("worlds", fewest, 2, note=" (the teacher's fewest: a standard error needs two)")
         if not a.out.endswith(".json"):
             raise ValueError(f"--out must name a .json file, got {a.out!r}")
         check_output(a.out, "--out", [("--policy", a.policy), ("--teacher", a.teacher)], [shipped_policies()])

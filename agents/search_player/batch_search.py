@@ -93,7 +93,7 @@ def _uniform(rng: np.ndarray) -> float:
 
 
 @njit
-def playout(s, card, team, endgame_cards, epsilon, rng, v, world, r, sw, cache) -> float:
+def playout(s, card, team, endgame_cards, epsilon, rng, v, world, r, sw, cache, table, stamp) -> float:
     """Play ``card`` in the 1-row ``s``, then the hand to its end (``SearchAgent._finish``):
     heuristic card play until ``endgame_cards`` cards are left, then the exact endgame."""
     if play_card(s, 0, card):
@@ -101,7 +101,7 @@ def playout(s, card, team, endgame_cards, epsilon, rng, v, world, r, sw, cache) 
     while True:
         left = NUM_CARDS - NUM_SEATS * s[0, TRICKS_PLAYED] - s[0, TRICK_SIZE]
         if left <= endgame_cards:
-            return solve_row(s, 0, team, world, r, sw, cache)
+            return solve_row(s, 0, team, world, r, sw, cache, table, stamp)
         if epsilon > 0.0 and _uniform(rng) < epsilon:
             m = legal_mask(s, 0)
             c = nth_set_bit(m, below(rng, 0, popcount(m)))
@@ -113,7 +113,9 @@ def playout(s, card, team, endgame_cards, epsilon, rng, v, world, r, sw, cache) 
 
 
 @njit
-def search_values(template, worlds, cards, sw, team, endgame_cards, epsilon, playouts, rng, values) -> None:
+def search_values(
+    template, worlds, cards, sw, team, endgame_cards, epsilon, playouts, rng, values, table, stamp
+) -> None:
     """``values[w, i]`` += the value of ``cards[i]`` in world w, every playout (module docstring).
 
     Args:
@@ -126,6 +128,8 @@ def search_values(template, worlds, cards, sw, team, endgame_cards, epsilon, pla
         epsilon, playouts: ``SearchConfig``'s.
         rng: uint64[1], the random stream for ``epsilon``.
         values: float64[W, L], added to.
+        table, stamp: the endgame's transposition table and world w's stamp ``stamp + w``
+            (``batch_endgame.claim_stamps``).
     """
     base = np.empty((1, NUM_FIELDS), dtype=np.int64)
     s = np.empty((1, NUM_FIELDS), dtype=np.int64)
@@ -141,7 +145,9 @@ def search_values(template, worlds, cards, sw, team, endgame_cards, epsilon, pla
         for i in range(cards.shape[0]):
             for _ in range(playouts):
                 s[0, :] = base[0, :]
-                values[w, i] += playout(s, cards[i], team, endgame_cards, epsilon, rng, v, world, r, sw, cache)
+                values[w, i] += playout(
+                    s, cards[i], team, endgame_cards, epsilon, rng, v, world, r, sw, cache, table, stamp + w
+                )
 
 
 @njit

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from agents.neural.network import BalootNet
-from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, leaf_value, solve_row
+from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, claim_stamps, leaf_value, solve_row
 from agents.search_player.batch_search import set_world
 from agents.search_player.jit import njit
 from baloot_env.batch.observation import encode_row
@@ -50,6 +50,8 @@ def leaf_rows(
     exact: np.ndarray,
     rows: np.ndarray,
     sign: np.ndarray,
+    table: np.ndarray,
+    stamp: int,
 ) -> int:
     """Write every (world w, card i) leaf: ``exact[w, i]`` its exact value when the hand ends or
     reaches the endgame (``sign[w, i]`` 0 then), else the network input of the seat to act into
@@ -75,7 +77,7 @@ def leaf_rows(
                 continue
             left = NUM_CARDS - NUM_SEATS * s[0, TRICKS_PLAYED] - s[0, TRICK_SIZE]
             if left <= endgame_cards:
-                exact[w, i] = solve_row(s, 0, team, world, r, sw, cache)
+                exact[w, i] = solve_row(s, 0, team, world, r, sw, cache, table, stamp + w)
                 continue
             seat = s[0, TO_ACT]
             encode_row(s, sw, 0, seat, rows[k, :OBS_SIZE])
@@ -110,7 +112,8 @@ def critic_values(
     exact = np.zeros((n_worlds, n_cards), dtype=np.float64)
     sign = np.zeros((n_worlds, n_cards), dtype=np.int64)
     rows = np.zeros((n_worlds * n_cards, OBS_SIZE + PRIVILEGED_SIZE), dtype=np.float32)
-    k = leaf_rows(template, worlds, cards, sw, team, endgame_cards, exact, rows, sign)
+    table, stamp = claim_stamps(n_worlds)
+    k = leaf_rows(template, worlds, cards, sw, team, endgame_cards, exact, rows, sign, table, stamp)
     values = exact.copy()
     if k:
         with torch.no_grad():

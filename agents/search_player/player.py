@@ -52,6 +52,7 @@ from agents.base import Agent
 from agents.judgement import Judgement
 from agents.rule_based.card_play import choose_card
 from agents.rule_based.heuristic import HeuristicAgent
+from agents.search_player.batch_endgame import claim_stamps
 from agents.search_player.batch_search import search_values
 from agents.search_player.calls import CallFilter, call_values, conditioned_worlds, doubling_values
 from agents.search_player.card_values import CardValues
@@ -110,6 +111,10 @@ class SearchConfig:
         condition_play: in card play, keep only the sampled worlds that agree with the calls
             (``calls.CallFilter``: of ``worlds`` drawn, those that agree are played); core
             backend only.
+        worlds_by_trick: empty, or the worlds of a card decision in each of the 8 tricks, in
+            place of ``worlds``: the search's noise is in the first tricks and nearly gone
+            from the sixth (docs/RESULTS.md, "The teacher's noise"), so worlds are better
+            spent early. ``worlds`` still sizes the calls (unless ``call_worlds`` does).
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -124,6 +129,7 @@ class SearchConfig:
     call_worlds: int = 0
     condition: bool = False
     condition_play: bool = False
+    worlds_by_trick: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for name, high in SEARCH_CAPS.items():
@@ -131,7 +137,16 @@ class SearchConfig:
             low = 0 if name == "call_worlds" else 1
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
                 raise ConfigError(f"search param {name} must be an integer in [{low}, {high:,}], got {shown(v)}")
-        work = max(self.worlds, self.call_worlds) * self.playouts
+        schedule = self.worlds_by_trick
+        if schedule and (
+            len(schedule) != NUM_TRICKS
+            or not all(not isinstance(v, bool) and isinstance(v, int) and 1 <= v <= MAX_WORLDS for v in schedule)
+        ):
+            raise ConfigError(
+                f"search param worlds_by_trick must be {NUM_TRICKS} integers in [1, {MAX_WORLDS:,}] "
+                f"(a card decision's worlds in each trick), got {shown(list(schedule))}"
+            )
+        work = max(self.worlds, self.call_worlds, *schedule) * self.playouts
         if work > MAX_WORLDS:  # each within its bound, their product a decision of hours
             raise ConfigError(
                 f"search params worlds x playouts must be at most {MAX_WORLDS:,} playouts a card (a decision's "
@@ -159,7 +174,15 @@ class SearchConfig:
         return from_mapping(cls, data, "search param")
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The params mapping ``from_dict`` reads back (``worlds_by_trick`` only where it is set,
+        so the descriptions of searches without it stay as they were)."""
+        out = asdict(self)
+        del out["worlds_by_trick"]
+        return out | ({"worlds_by_trick": list(self.worlds_by_trick)} if self.worlds_by_trick else {})
+
+    def card_worlds(self, view: PlayerView) -> int:
+        """The worlds of a card decision in ``view``'s trick (``worlds_by_trick``, else ``worlds``)."""
+        return self.worlds_by_trick[len(view.tricks)] if self.worlds_by_trick else self.worlds
 
 
 class _Seen:
@@ -412,7 +435,7 @@ class SearchAgent(Agent):
             if cfg.time_budget > 0:
                 if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
                     break
-            elif n >= cfg.worlds:
+            elif n >= cfg.card_worlds(view):
                 break
             world = build_world(view, sampler.sample(rng), rules)
             leaf = leaf_function(world, team)
@@ -459,10 +482,10 @@ class SearchAgent(Agent):
                 if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
                     break
                 k = max(cfg.min_worlds - n, _CORE_CHUNK)
-            elif drawn >= cfg.worlds:
+            elif drawn >= cfg.card_worlds(view):
                 break
             else:
-                k = cfg.worlds
+                k = cfg.card_worlds(view)
             drawn += k
             if call_filter is not None:
                 least = max(cfg.min_worlds - n, 0) if cfg.time_budget > 0 else min(k, cfg.min_worlds)
@@ -502,7 +525,8 @@ class SearchAgent(Agent):
             return each.sum(axis=0) * playouts, each
         played = np.zeros((len(worlds), len(cards)), dtype=np.float64)
         eps = float(self.config.epsilon)
-        search_values(template, worlds, cards, sw, team, endgame_cards, eps, playouts, stream, played)
+        table, stamp = claim_stamps(len(worlds))
+        search_values(template, worlds, cards, sw, team, endgame_cards, eps, playouts, stream, played, table, stamp)
         return played.sum(axis=0), played / playouts  # whole game points: the sum is exact in any order
 
     def _finish(

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from agents.neural.network import BalootNet
-from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, leaf_value, solve_row
+from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, claim_stamps, leaf_value, solve_row
 from agents.search_player.batch_search import set_world
 from agents.search_player.jit import njit
 from baloot_env.batch.core import legal_mask
@@ -53,6 +53,8 @@ def _settle(
     caches: np.ndarray,
     values: np.ndarray,
     active: np.ndarray,
+    table: np.ndarray,
+    stamp: int,
 ) -> None:
     """Row k after a card: its exact value if the hand is ``over`` or in its endgame, else active."""
     world = world_rows[w : w + 1]
@@ -62,7 +64,7 @@ def _settle(
         return
     left = NUM_CARDS - NUM_SEATS * s[k, TRICKS_PLAYED] - s[k, TRICK_SIZE]
     if left <= endgame_cards:
-        values[k] = solve_row(s, k, team, world, r, sw, caches[w])
+        values[k] = solve_row(s, k, team, world, r, sw, caches[w], table, stamp + w)
         active[k] = False
         return
     active[k] = True
@@ -81,6 +83,8 @@ def start_rows(
     caches: np.ndarray,
     values: np.ndarray,
     active: np.ndarray,
+    table: np.ndarray,
+    stamp: int,
 ) -> None:
     """Row ``w * len(cards) + i``: world w with ``cards[i]`` played, settled (``_settle``)."""
     r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
@@ -95,7 +99,7 @@ def start_rows(
             k = w * n_cards + i
             s[k, :] = base[0, :]
             over = play_card(s, k, cards[i])
-            _settle(s, k, w, team, endgame_cards, over, world_rows, r, sw, caches, values, active)
+            _settle(s, k, w, team, endgame_cards, over, world_rows, r, sw, caches, values, active, table, stamp)
 
 
 @njit
@@ -121,6 +125,8 @@ def play_best(
     caches: np.ndarray,
     values: np.ndarray,
     active: np.ndarray,
+    table: np.ndarray,
+    stamp: int,
 ) -> None:
     """Row ``rows[j]`` plays its legal card of the highest logit (the lowest card of equal ones),
     then is settled (``_settle``)."""
@@ -132,7 +138,7 @@ def play_best(
             if (legal[j] >> c) & 1 and logits[j, c] > best:
                 best, card = logits[j, c], c
         over = play_card(s, k, card)
-        _settle(s, k, k // n_cards, team, endgame_cards, over, world_rows, r, sw, caches, values, active)
+        _settle(s, k, k // n_cards, team, endgame_cards, over, world_rows, r, sw, caches, values, active, table, stamp)
 
 
 def policy_values(
@@ -153,7 +159,8 @@ def policy_values(
     caches = np.empty((n_worlds, LEAF_CACHE_SIZE), dtype=np.int64)
     values = np.zeros(n, dtype=np.float64)
     active = np.zeros(n, dtype=np.bool_)
-    start_rows(template, worlds, cards, sw, team, endgame_cards, s, world_rows, caches, values, active)
+    table, stamp = claim_stamps(n_worlds)
+    start_rows(template, worlds, cards, sw, team, endgame_cards, s, world_rows, caches, values, active, table, stamp)
     obs = np.empty((n, OBS_SIZE), dtype=np.float32)
     legal = np.empty(n, dtype=np.int64)
     while True:
@@ -164,6 +171,21 @@ def policy_values(
         encode_rows(s, sw, rows, obs[:m], legal[:m])
         with torch.inference_mode():
             logits = net.card_logits(torch.from_numpy(obs[:m])).numpy()
-        play_best(s, sw, rows, logits, legal[:m], n_cards, team, endgame_cards, world_rows, caches, values, active)
+        play_best(
+            s,
+            sw,
+            rows,
+            logits,
+            legal[:m],
+            n_cards,
+            team,
+            endgame_cards,
+            world_rows,
+            caches,
+            values,
+            active,
+            table,
+            stamp,
+        )
     out: np.ndarray = values.reshape(n_worlds, n_cards)
     return out

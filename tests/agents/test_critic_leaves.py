@@ -15,6 +15,7 @@ import torch
 
 from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec
+from agents.search_player.batch_endgame import claim_stamps
 from agents.search_player.batch_search import search_values
 from agents.search_player.critic_leaves import REWARD_SCALE, critic_values, leaf_rows
 from agents.search_player.player import world_row
@@ -53,7 +54,8 @@ def test_leaf_rows_are_the_engines_observations_and_scores(rules):
         exact = np.zeros((1, len(legal)))
         sign = np.zeros((1, len(legal)), dtype=np.int64)
         rows = np.zeros((len(legal), OBS_SIZE + 128), dtype=np.float32)
-        leaf_rows(world_row(view, list(state.hands), rules), worlds, cards, sw, team_of(seat), 0, exact, rows, sign)
+        template = world_row(view, list(state.hands), rules)
+        leaf_rows(template, worlds, cards, sw, team_of(seat), 0, exact, rows, sign, *claim_stamps(1))
         for i, card in enumerate(legal):
             kind, want = _expected(state, seat, card)
             checked[kind] += 1
@@ -84,9 +86,21 @@ def test_endgame_leaves_are_the_playout_searchs_exact_values():
         exact = np.zeros((1, len(cards)))
         sign = np.zeros((1, len(cards)), dtype=np.int64)
         rows = np.zeros((len(cards), OBS_SIZE + 128), dtype=np.float32)
-        assert leaf_rows(template, worlds, cards, sw, team_of(seat), endgame, exact, rows, sign) == 0
+        assert leaf_rows(template, worlds, cards, sw, team_of(seat), endgame, exact, rows, sign, *claim_stamps(1)) == 0
         values = np.zeros((1, len(cards)))
-        search_values(template, worlds, cards, sw, team_of(seat), endgame, 0.0, 1, np.zeros(1, dtype=np.uint64), values)
+        search_values(
+            template,
+            worlds,
+            cards,
+            sw,
+            team_of(seat),
+            endgame,
+            0.0,
+            1,
+            np.zeros(1, dtype=np.uint64),
+            values,
+            *claim_stamps(len(worlds)),
+        )
         assert (sign == 0).all() and exact[0].tolist() == values[0].tolist()
         seen += 1
     assert seen > 10

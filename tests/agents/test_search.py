@@ -338,6 +338,31 @@ def test_registry_and_config_errors():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_worlds_by_trick_sets_each_tricks_worlds(backend):
+    """A card decision in trick t searches ``worlds_by_trick[t - 1]`` worlds (the calls keep
+    ``worlds``); with the schedule of a constant, the values equal those of ``worlds`` alone."""
+    schedule = (9, 8, 7, 6, 5, 4, 3, 2)
+    seen = set()
+    for state in _positions(seed=15, hands=6):
+        if state.legal_mask().bit_count() < 2:
+            continue
+        view = PlayerView.from_state(state, state.to_act)
+        agent = SearchAgent(3, SearchConfig(worlds=4, worlds_by_trick=schedule, backend=backend))
+        agent.evaluate(view)
+        assert agent.last_stats["worlds"] == schedule[len(state.tricks)]
+        seen.add(len(state.tricks))
+        flat = SearchAgent(3, SearchConfig(worlds=5, worlds_by_trick=(5,) * 8, backend=backend))
+        assert flat.evaluate(view) == SearchAgent(3, SearchConfig(worlds=5, backend=backend)).evaluate(view)
+    assert len(seen) >= 6
+    spec = SearchConfig.from_dict({"worlds_by_trick": list(schedule)})
+    assert spec.worlds_by_trick == schedule and SearchConfig.from_dict(spec.to_dict()) == spec
+    assert "worlds_by_trick" not in SearchConfig().to_dict()  # descriptions without it unchanged
+    for bad in ([64] * 7, [64] * 7 + [0], [64] * 7 + [True], [64] * 7 + [1 << 20]):
+        with pytest.raises(ConfigError, match="worlds_by_trick"):
+            SearchConfig.from_dict({"worlds_by_trick": bad})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_time_budget_and_noisy_playouts(backend):
     """The budgeted and epsilon-playout settings still give a value for every legal card."""
     state = next(s for s in _positions(seed=14, hands=10) if s.legal_mask().bit_count() >= 2 and not s.tricks)

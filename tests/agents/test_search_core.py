@@ -184,7 +184,7 @@ def _solve_kernel(state: HandState, team: int, sw: np.ndarray) -> float:
     row = state_row(state)[None, :]
     cache = np.full(batch_endgame.LEAF_CACHE_SIZE, batch_endgame.NO_VALUE, dtype=np.int64)
     r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
-    return batch_endgame.solve_row(row, 0, team, row.copy(), r, sw, cache)
+    return batch_endgame.solve_row(row, 0, team, row.copy(), r, sw, cache, batch_endgame.new_table(), 1)
 
 
 def test_endgame_kernel_equals_the_python_solver():
@@ -213,6 +213,59 @@ def test_endgame_kernel_equals_the_python_solver():
                 assert _solve_kernel(state, team, sw) == want
                 compared += 1
     assert compared >= 150
+
+
+def _sampled_worlds(rules: RuleConfig, episode: str, seed: int, lo: int, hi: int):
+    """Worlds (as ``HandState``, with the turned card) of positions with ``lo`` to ``hi`` cards
+    left: two sampled worlds of each position, each followed by itself with the lowest hidden
+    cards of two other seats swapped. All hold the same unplayed cards, held differently, and
+    the swapped pair share most of their positions' table keys."""
+    for i, (state, view) in enumerate(_positions(rules, episode, seed=seed, count=120, min_legal=2)):
+        if lo <= sum(h.bit_count() for h in state.hands) <= hi:
+            sampler = WorldSampler(view)
+            for w in range(2):
+                hands = sampler.sample(random.Random(100 * i + w))
+                yield build_world(view, hands, rules), view.turned
+                others = [s for s in range(NUM_SEATS) if s != view.seat]
+                a, b = next(
+                    (x, y) for x in others for y in others if x < y and hands[x].bit_count() == hands[y].bit_count()
+                )
+                low_a, low_b = hands[a] & -hands[a], hands[b] & -hands[b]
+                swapped = list(hands)
+                swapped[a], swapped[b] = hands[a] ^ low_a | low_b, hands[b] ^ low_b | low_a
+                yield build_world(view, swapped, rules), view.turned
+
+
+def test_endgame_table_changes_no_value():
+    """The transposition table's invariant: every root card of a 5-6 trick endgame, in three
+    sampled worlds of each position, solved one after another on one shared table (one stamp
+    per world, as the search does) has the value it has when solved on its own fresh table, and
+    the position's own value is the best of them for the side to play (R5-R7). A pruning, bound
+    or stamp bug (the worlds of a position share every key but the stamp) shows as a difference."""
+    table = batch_endgame.new_table()
+    stamp = 0
+    compared = 0
+    for rules, episode in VARIANTS[:3]:
+        sw = rule_switches(rules, "hand")
+        for state, turned in _sampled_worlds(rules, episode, 21, 17, 24):
+            stamp += 1
+            team = state.to_act % 2
+            shared = []
+            for card in cards_of(state.legal_mask()):
+                child = state.clone()
+                child.apply(card)
+                row = state_row(child, turned=turned)[None, :]
+                r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
+                cache = np.full(batch_endgame.LEAF_CACHE_SIZE, batch_endgame.NO_VALUE, dtype=np.int64)
+                args = (row, 0, team, row.copy(), r, sw, cache)
+                shared.append(batch_endgame.solve_row(*args, table, stamp))
+                assert shared[-1] == batch_endgame.solve_row(*args, batch_endgame.new_table(), 1)
+                compared += 1
+            root = state_row(state, turned=turned)[None, :]
+            cache = np.full(batch_endgame.LEAF_CACHE_SIZE, batch_endgame.NO_VALUE, dtype=np.int64)
+            r = np.zeros((1, NUM_RESULTS), dtype=np.int64)
+            assert batch_endgame.solve_row(root, 0, team, root.copy(), r, sw, cache, table, stamp) == max(shared)
+    assert compared >= 60
 
 
 # ---------------------------------------------------------------------- the whole decision
@@ -280,10 +333,11 @@ def test_search_kernels_read_no_hidden_card():
         sw = rule_switches(view.rules, "hand")
         sums = []
         for template_world in (worlds[0], worlds[-1], np.array(state.hands)):
+            table = batch_endgame.new_table()
             template = world_row(view, [int(h) for h in template_world])
             out = np.zeros((len(worlds), len(legal)))
             batch_search.search_values(
-                template, worlds, legal, sw, view.seat % 2, 12, 0.0, 1, np.zeros(1, np.uint64), out
+                template, worlds, legal, sw, view.seat % 2, 12, 0.0, 1, np.zeros(1, np.uint64), out, table, 1
             )
             sums.append(out.sum(axis=0))
         assert np.array_equal(sums[0], sums[1]) and np.array_equal(sums[0], sums[2])
