@@ -62,11 +62,14 @@ CLOCK_FORMAT = "baloot-club-clock-1"
 
 class Clock(Protocol):
     """A source of time in seconds. ``poll`` is the longest real wait between looks at it
-    (a fake clock moves by hand, so its watchers look often)."""
+    (a fake clock moves by hand, so its watchers look often). ``now`` runs the clocks; ``wall``
+    is a time that processes share (the server's heartbeat and its saves, R10.4)."""
 
     poll: float
 
     def now(self) -> float: ...
+
+    def wall(self) -> float: ...
 
 
 class SystemClock:
@@ -76,6 +79,9 @@ class SystemClock:
 
     def now(self) -> float:
         return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
 
 
 class FakeClock:
@@ -87,6 +93,9 @@ class FakeClock:
         self.t = float(start)
 
     def now(self) -> float:
+        return self.t
+
+    def wall(self) -> float:
         return self.t
 
     def advance(self, seconds: float) -> None:

@@ -21,7 +21,6 @@ import json
 import logging
 import secrets
 import threading
-import time
 from typing import Any
 
 from agents.base import Agent
@@ -38,7 +37,19 @@ log = logging.getLogger("baloot.table")
 MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
 QUEUE_LIMIT = 512  # messages waiting for a slow client before it is dropped
 FAST_AGENTS = ("random", "heuristic")
-CHECKPOINT_SECONDS = 5.0  # real seconds between saves of a room whose clock runs (a crash loses at most this)  # answer in microseconds: no worker thread needed
+HEARTBEAT_SECONDS = 0.5  # real seconds between the server's heartbeats (R10.4: a crash gives a clock back at most this)
+
+
+SAVED_WALL = "saved_wall"  # a room's saved state: the wall time of the save (``ran_after_save``)
+
+
+def ran_after_save(data: dict[str, Any], beat: float | None) -> float:
+    """Seconds a saved room's clocks ran after its save: up to the server's last heartbeat
+    (0 when either time is missing, or the save came after the beat)."""
+    saved = data.get(SAVED_WALL)
+    if beat is None or not isinstance(saved, (int, float)):
+        return 0.0
+    return max(0.0, beat - float(saved))
 
 
 class Conn:
@@ -88,6 +99,7 @@ class Hub:
         self.conns: dict[str, list[Conn]] = {}
         self.pokes: dict[str, asyncio.Event] = {}
         self.tasks: dict[str, asyncio.Task[Any]] = {}
+        self.heartbeat: asyncio.Task[Any] | None = None
         self.agents: dict[str, Agent] = {}
         self.agent_locks: dict[str, threading.Lock] = {}
         self.moves = 0  # moves applied by this hub (the load test reads it)
@@ -96,30 +108,46 @@ class Hub:
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
-        """Resume every unfinished room of the database (R10.4), then serve."""
+        """Resume every unfinished room of the database (R10.4), then serve.
+
+        A room's clocks resume as they stood when the server was last known running (its last
+        heartbeat), not at its last save: a turn clock that ran for 8 s after its turn began
+        (and the save that came with it) and then the server died has 8 s less, and the time
+        the server was down costs nobody anything."""
         self.running = True
         self.loop = asyncio.get_running_loop()
         now = self.clock.now()
+        beat = self.store.last_beat()
         for data in self.store.live_rooms():
             try:
-                room = Room.from_data(data, now)
+                room = Room.from_data(data, now - ran_after_save(data, beat))
             except (KeyError, TypeError, ValueError) as e:
                 log.error("room %s cannot be resumed: %s", data.get("id"), e)
                 continue
             room.persons_connected_lost(now)
             self._add(room)
+            self._save(room, now)  # saved again at this process's time: the next heartbeats count from here
+        self.store.beat(self.clock.wall())
+        self.heartbeat = asyncio.get_running_loop().create_task(self._heartbeat())
+
+    async def _heartbeat(self) -> None:
+        while self.running:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            self.store.beat(self.clock.wall())
 
     async def stop(self) -> None:
         """Stop every room's task and save each room as it stands (its clocks included)."""
         self.running = False
-        for task in self.tasks.values():
+        tasks = [*self.tasks.values(), *([self.heartbeat] if self.heartbeat else [])]
+        for task in tasks:
             task.cancel()
-        for task in self.tasks.values():
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         now = self.clock.now()
         for room in self.rooms.values():
             self._save(room, now)
+        self.store.beat(self.clock.wall())  # stopped now: the saves above lose no time
         for conns in self.conns.values():
             for c in conns:
                 if c.task is not None:
@@ -166,7 +194,8 @@ class Hub:
         seat_rows = None
         if seats:
             seat_rows = [{**s.to_dict(), "name": room.names[i]} for i, s in enumerate(room.config.seats)]
-        self.store.save_room(room.id, room.to_data(now), room.over, seat_rows)
+        state = {**room.to_data(now), SAVED_WALL: self.clock.wall()}
+        self.store.save_room(room.id, state, room.over, seat_rows)
 
     def changed(self, room: Room, seats: bool = False) -> None:
         """Save the room, send every connection its view, and wake the room's task."""
@@ -257,7 +286,6 @@ class Hub:
     # ------------------------------------------------------------------ moves by themselves
     async def _run(self, room: Room) -> None:
         poke = self.pokes[room.id]
-        saved = time.monotonic()
         while self.running:
             poke.clear()
             now = self.clock.now()
@@ -270,11 +298,8 @@ class Hub:
                 continue
             if room.over:
                 return
-            if room.club.next_deadline() is not None and time.monotonic() - saved > CHECKPOINT_SECONDS:
-                self._save(room, now)  # a running clock is saved now and then, in case of a crash (R10.4)
-                saved = time.monotonic()
             wake = room.next_wakeup()
-            timeout = min(self.clock.poll, CHECKPOINT_SECONDS)
+            timeout = self.clock.poll
             if wake is not None:
                 timeout = min(timeout, max(0.0, wake - now))
             with contextlib.suppress(TimeoutError):

@@ -11,7 +11,9 @@ Tables (``SCHEMA``):
 - ``sheets``, ``sheet_rows``, ``sheet_log``: score sheets (``table.scoresheet``), their rows
   and the log that undo walks back;
 - ``ladder_refs``: the leaderboard's reference score of each hand a person played
-  (``table.leaderboard``; null when the hand could not be replayed).
+  (``table.leaderboard``; null when the hand could not be replayed);
+- ``alive``: the server's heartbeat, the wall time it was last known running (R10.4: a
+  restarted server charges a running turn clock the time up to it, not the time it was down).
 
 The hands, and the connection, are ``baloot_io.hands_db.HandsDB``'s (``python -m eval
 --save-hands`` writes that part of the same file); the rest is the table's. Standard library only.
@@ -63,6 +65,10 @@ CREATE TABLE IF NOT EXISTS sheet_log (
     before TEXT,
     undone INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS alive (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    wall REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ladder_refs (
     hand INTEGER PRIMARY KEY,
     reference TEXT NOT NULL,
@@ -96,6 +102,16 @@ class Store(HandsDB):
                     "INSERT OR REPLACE INTO seats (room, seat, kind, agent, name) VALUES (?, ?, ?, ?, ?)",
                     (room_id, seat, s["kind"], s["agent"], s["name"]),
                 )
+
+    def beat(self, wall: float) -> None:
+        """The server is running at ``wall`` (its heartbeat)."""
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO alive (id, wall) VALUES (0, ?)", (wall,))
+
+    def last_beat(self) -> float | None:
+        """The wall time of the last heartbeat (None before the first)."""
+        rows = self._read("SELECT wall FROM alive WHERE id = 0")
+        return float(rows[0]["wall"]) if rows else None
 
     def load_room(self, room_id: str) -> dict[str, Any] | None:
         rows = self._read("SELECT state FROM rooms WHERE id = ?", (room_id,))
