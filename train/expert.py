@@ -201,7 +201,7 @@ def _checked_config(a: Any, net: BalootNet) -> ExpertConfig:
         if why is not None:
             raise InputError(why)
         check_output(a.out, "--out", [("--policy", a.policy), ("--teacher", a.teacher)], [shipped_policies()])
-        fields = LABEL_FIELDS
+        fields: tuple[str, ...] = LABEL_FIELDS
     else:
         check_range("--epochs", a.epochs, 1)
         inputs = [("--policy", a.policy), *(("--labels", f) for f in a.labels)]
