@@ -164,25 +164,36 @@ def packaged_bundle(spec: str) -> str | None:
     return str(shipped) if shipped.is_dir() else None
 
 
+SB3_PREFIX = "sb3:"  # sb3:PATH, a Stable-Baselines3 model zip (agents.neural.sb3)
 FACTORY = re.compile(r"(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*):(?P<factory>[A-Za-z_][\w]*)")
 
 
 def resolve_spec(spec: str) -> dict[str, Any]:
     """``{"agent": name, "params": {...}}`` for a name, a spec file path, a policy bundle
-    (``{"agent": "policy", "path": ...}``) or ``module:factory`` (``{"agent": "python", ...}``: a
-    Python callable, imported from an installed or current-folder module, that returns an Agent
-    given a seed; your own code, run as you ask, as ``python -c`` would)."""
+    (``{"agent": "policy", "path": ...}``), ``sb3:PATH`` (``{"agent": "sb3", "path": ...}``: a
+    Stable-Baselines3 model zip, read without unpickling, ``agents.neural.sb3``) or
+    ``module:factory`` (``{"agent": "python", ...}``: a Python callable, imported from an
+    installed or current-folder module, that returns an Agent given a seed; your own code, run
+    as you ask, as ``python -c`` would)."""
     if not isinstance(spec, str) or not spec:
         raise AgentSpecError(f"an agent is a name {known_agents()} or a path, got {spec!r}")
     if spec in AGENTS:
         return {"agent": spec, "params": {}}
+    if spec.startswith(SB3_PREFIX):  # a Stable-Baselines3 model: read and checked now, as a bundle is
+        # needs torch (the train extra): imported only when a network is used
+        from agents.neural.sb3 import Sb3Error, check_sb3
+
+        try:
+            check_sb3(spec[len(SB3_PREFIX) :])
+        except Sb3Error as e:
+            raise AgentSpecError(str(e)) from None
+        return {"agent": "sb3", "path": spec[len(SB3_PREFIX) :], "params": {}}
     factory = FACTORY.fullmatch(spec)
     if factory and not os.path.exists(spec):
         return {"agent": "python", "module": factory["module"], "factory": factory["factory"], "params": {}}
     if spec.endswith(".zip") and os.path.isfile(spec):
         raise AgentSpecError(
-            f"{spec!r} is a zip file, not an agent file: a Stable-Baselines3 model plays through an adapter "
-            "of your own (module:factory returning an Agent that reads PlayerView.observation() and action_mask())"
+            f"{spec!r} is a zip file, not an agent file: a Stable-Baselines3 model is named sb3:{spec}"
         )
     spec = packaged_bundle(spec) or spec
     if os.path.isdir(spec):  # a trained policy bundle: verify it now, before any worker starts
@@ -279,6 +290,10 @@ def _make(spec: str, seed: int, rollout: Agent | None) -> Agent:
         agent = _make_netsearch(seed, resolved["params"], rollout)
         agent.name = os.path.splitext(os.path.basename(spec))[0] if spec not in AGENTS else agent.name
         return agent
+    if resolved["agent"] == "sb3":
+        from agents.neural.sb3 import Sb3Agent
+
+        return Sb3Agent(resolved["path"], seed)
     if resolved["agent"] == "policy":
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import BundleError, load_policy

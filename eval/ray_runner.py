@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agents.registry import AGENTS, SPEC_PARAMS, load_spec_file, make_agent, resolve_spec
+from agents.registry import AGENTS, SB3_PREFIX, SPEC_PARAMS, load_spec_file, make_agent, resolve_spec
 from baloot_cli import InputError, one_line
 from baloot_env.deal import parse_deal
 from baloot_env.rules import RuleConfig
@@ -143,6 +143,9 @@ def pack_spec(spec: str) -> dict[str, Any]:
     resolved = resolve_spec(spec)
     if spec in AGENTS:
         return {"kind": "name", "spec": spec}
+    if resolved["agent"] == "sb3":
+        path = Path(resolved["path"])
+        return {"kind": "sb3", "name": path.name or "model.zip", "data": path.read_bytes()}
     if resolved["agent"] == "policy":
         # needs torch (the train extra): imported only when a network is used
         from agents.neural.bundle import MANIFEST, WEIGHTS
@@ -191,6 +194,13 @@ def unpack_spec(packed: dict[str, Any], root: Path | None = None) -> str:
             except OSError:
                 pass
         return str(path)
+    if packed["kind"] == "sb3":
+        if not path.is_file():
+            root.mkdir(parents=True, exist_ok=True)
+            tmp = root / f".{packed['name']}.{os.getpid()}"
+            tmp.write_bytes(packed["data"])
+            tmp.replace(path)
+        return SB3_PREFIX + str(path)
     names = SPEC_PARAMS.get(packed["agent"], ())
     params = {k: unpack_spec(v, root.parent.parent) if k in names and v else v for k, v in packed["params"].items()}
     if not path.is_file():

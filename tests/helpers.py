@@ -154,3 +154,17 @@ def card_decisions(rules: RuleConfig, hands: int, seed: int):
             if state.phase == PLAY and len(cards_of(view.legal_mask)) > 1:
                 yield state, seat
             state.apply(agents[seat].act(view))
+
+
+def playout_values(template, worlds, cards, sw, team: int, endgame_cards: int):
+    """``batch_search.search_values`` of every card in every world (one heuristic playout each,
+    then the exact endgame): the reference the other leaves are checked against."""
+    import numpy as np
+
+    from agents.search_player.batch_endgame import claim_stamps
+    from agents.search_player.batch_search import search_values
+
+    values = np.zeros((len(worlds), len(cards)))
+    rng = np.zeros(1, dtype=np.uint64)
+    search_values(template, worlds, cards, sw, team, endgame_cards, 0.0, 1, rng, values, *claim_stamps(len(worlds)))
+    return values

@@ -16,7 +16,6 @@ import torch
 from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec
 from agents.search_player.batch_endgame import claim_stamps
-from agents.search_player.batch_search import search_values
 from agents.search_player.critic_leaves import REWARD_SCALE, critic_values, leaf_rows
 from agents.search_player.player import world_row
 from baloot_env.batch.state import rule_switches
@@ -25,7 +24,7 @@ from baloot_env.hand import PLAY, HandState
 from baloot_env.observation import OBS_SIZE, seat_hidden_hands
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
-from tests.helpers import card_decisions
+from tests.helpers import card_decisions, playout_values
 
 
 def _expected(state: HandState, seat: int, card: int) -> tuple[str, object]:
@@ -87,20 +86,7 @@ def test_endgame_leaves_are_the_playout_searchs_exact_values():
         sign = np.zeros((1, len(cards)), dtype=np.int64)
         rows = np.zeros((len(cards), OBS_SIZE + 128), dtype=np.float32)
         assert leaf_rows(template, worlds, cards, sw, team_of(seat), endgame, exact, rows, sign, *claim_stamps(1)) == 0
-        values = np.zeros((1, len(cards)))
-        search_values(
-            template,
-            worlds,
-            cards,
-            sw,
-            team_of(seat),
-            endgame,
-            0.0,
-            1,
-            np.zeros(1, dtype=np.uint64),
-            values,
-            *claim_stamps(len(worlds)),
-        )
+        values = playout_values(template, worlds, cards, sw, team_of(seat), endgame)
         assert (sign == 0).all() and exact[0].tolist() == values[0].tolist()
         seen += 1
     assert seen > 10

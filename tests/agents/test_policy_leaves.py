@@ -16,8 +16,6 @@ from agents import PlayerView
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.registry import make_agent
-from agents.search_player.batch_endgame import claim_stamps
-from agents.search_player.batch_search import search_values
 from agents.search_player.endgame import solve
 from agents.search_player.netsearch import NetSearchConfig
 from agents.search_player.player import cards_left, leaf_function, world_row
@@ -28,7 +26,7 @@ from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY, HandState
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
-from tests.helpers import card_decisions
+from tests.helpers import card_decisions, playout_values
 
 
 def _engine_value(state: HandState, seat: int, card: int, player: PolicyAgent, endgame_cards: int) -> float:
@@ -85,20 +83,7 @@ def test_a_network_that_plays_as_the_heuristic_would_not_change_the_endgame_valu
         view = PlayerView.from_state(state, seat)
         cards = np.array(cards_of(view.legal_mask), dtype=np.int64)
         template, worlds = world_row(view, list(state.hands), rules), np.array([state.hands], dtype=np.int64)
-        values = np.zeros((1, len(cards)))
-        search_values(
-            template,
-            worlds,
-            cards,
-            sw,
-            team_of(seat),
-            12,
-            0.0,
-            1,
-            np.zeros(1, dtype=np.uint64),
-            values,
-            *claim_stamps(len(worlds)),
-        )
+        values = playout_values(template, worlds, cards, sw, team_of(seat), 12)
         assert policy_values(net, template, worlds, cards, sw, team_of(seat), 12).tolist() == values.tolist()
         seen += 1
     assert seen > 10

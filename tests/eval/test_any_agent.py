@@ -56,7 +56,7 @@ def test_a_factory_and_an_object_play_as_the_agent_they_wrap(my_module, workers)
 def test_a_zip_is_told_how_to_play(tmp_path):
     model = tmp_path / "model.zip"
     model.write_bytes(b"PK\x05\x06" + b"\x00" * 18)
-    with pytest.raises(AgentSpecError, match="module:factory"):
+    with pytest.raises(AgentSpecError, match=f"sb3:{model}"):
         make_agent(str(model))
 
 
