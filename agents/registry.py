@@ -291,6 +291,7 @@ def _make(spec: str, seed: int, rollout: Agent | None) -> Agent:
         agent.name = os.path.splitext(os.path.basename(spec))[0] if spec not in AGENTS else agent.name
         return agent
     if resolved["agent"] == "sb3":
+        # needs torch (the train extra): imported only when a network is used
         from agents.neural.sb3 import Sb3Agent
 
         return Sb3Agent(resolved["path"], seed)

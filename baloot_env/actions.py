@@ -3,7 +3,7 @@
 The ids are laid out once, here, from the card count and the calls: the cards first (an action
 ``a < NUM_CARDS`` plays card ``a``, R1.2), then pass, the four hokum calls (one per trump suit,
 in suit order), sun, and the four raises of R4.1 (double, three, four, gahwa). Every name, the
-README table (``action_table``) and the network's head sizes are derived from these constants.
+documentation's action table (``action_table``, docs/environment.md) and the network's head sizes are derived from these constants.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _ids(actions: tuple[int, ...] | range) -> str:
 
 
 def action_table() -> list[tuple[str, str, str]]:
-    """(ids, action, phase) rows of R9, for the README table, derived from the constants."""
+    """(ids, action, phase) rows of R9, for the documentation's table, derived from the constants."""
     raises = ", ".join(str(a) for a in RAISE_ACTIONS)
     return [
         (_ids(range(NUM_CARD_ACTIONS)), "play the card with that id (8 * suit + rank)", "play"),

@@ -12,7 +12,7 @@ the action and the legal ones (no silent penalty), before anything changes: rewa
 the turn stay exactly as they were.
 
 Observations: ``{"observation": float32[OBS_SIZE], "action_mask": int8[42]}`` from the observing
-seat's point of view (``baloot_env.observation.PIECES``; the README table is generated from
+seat's point of view (``baloot_env.observation.PIECES``; the table of docs/environment.md is generated from
 it). The mask is exact (R9) and all zeros for a seat not to act (R11.3). Nothing another seat
 holds, nor the stock, is ever in it.
 

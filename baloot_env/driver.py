@@ -80,7 +80,7 @@ class DealSource:
         dealers: "given": a given deal keeps the dealer written in it (R11.2, the environment's
             ``options={"deals": ...}``); "rotate": from the second deal of a match on, the
             dealer is the rotation's (R2.1), whatever is written (evaluation's match chains,
-            README choice 11).
+            docs/rule-choices.md, choice 11).
 
     A random deal takes the rotation's dealer; a match's first deal and a hand episode's deal
     draw theirs from ``rng`` (R2.1: the seed picks the first dealer).

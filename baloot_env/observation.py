@@ -3,7 +3,7 @@
 The vector is built from the acting seat's point of view with seats relative to it:
 0 = me, 1 = next (plays after me), 2 = partner, 3 = previous. ``PIECES`` is the single
 definition: the encoder writes the pieces in this order, ``piece_slice`` finds them, and the
-README table is generated from it (``observation_table_markdown``). Bump ``OBS_VERSION`` on any
+docs/environment.md's table is generated from it (``observation_table_markdown``). Bump ``OBS_VERSION`` on any
 change; checkpoints and exports carry it and refuse a mismatch.
 """
 
@@ -132,7 +132,7 @@ def piece_slice(name: str) -> slice:
 
 
 def observation_table_markdown() -> str:
-    """The README's observation table, generated from ``PIECES``."""
+    """The observation table of docs/environment.md, generated from ``PIECES``."""
     lines = [
         f"Observation version {OBS_VERSION}, {OBS_SIZE} floats in [0, 1]. Seats are relative: me, next, partner, previous.",
         "",

@@ -1,9 +1,10 @@
-"""The README's generated tables (action table R9, observation pieces).
+"""The documentation's generated tables (action table R9, observation pieces), on the page of the
+environment (``docs/environment.md``).
 
-``python -m baloot_env.spec [README]`` rewrites the README sections between the GENERATED
-markers (atomically, and only when a table changed); ``tests/baloot_env/test_spec_docs.py``
-fails when the README and the code drift apart. A path that is not a README with those
-sections gets one line and exit code 2, and the file is left as it was.
+``python -m baloot_env.spec [PAGE]`` rewrites the page's sections between the GENERATED markers
+(atomically, and only when a table changed); ``tests/baloot_env/test_spec_docs.py`` fails when
+the page and the code drift apart. A path that is not a page with those sections gets one line
+and exit code 2, and the file is left as it was.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from baloot_io.atomic import write_text_atomic
 
 
 def action_table_markdown() -> str:
-    """The README's action table, generated from ``actions.action_table`` (R9)."""
+    """The action table, generated from ``actions.action_table`` (R9)."""
     lines = [
         f"Action version {ACTION_VERSION}: one `Discrete({NUM_ACTIONS})` space (RULES.md R9).",
         "",
@@ -38,7 +39,7 @@ def render_readme(text: str) -> str:
     for name, make in SECTIONS.items():
         pattern = re.compile(rf"(<!-- BEGIN GENERATED: {name} -->\n).*?(<!-- END GENERATED: {name} -->)", re.DOTALL)
         if not pattern.search(text):
-            raise ValueError(f"README has no generated section {name!r}")
+            raise ValueError(f"the page has no generated section {name!r}")
         table = make()
 
         def fill(m: re.Match[str], table: str = table) -> str:
@@ -48,20 +49,21 @@ def render_readme(text: str) -> str:
     return text
 
 
-MAX_README_BYTES = 4 << 20  # a README is far smaller; anything larger is not one
+MAX_README_BYTES = 4 << 20  # a page is far smaller; anything larger is not one
+PAGE = "docs/environment.md"  # the page that holds the tables
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m baloot_env.spec", description="Rewrite the README's generated tables from the code."
+        prog="python -m baloot_env.spec", description="Rewrite the documentation's generated tables from the code."
     )
-    p.add_argument("readme", nargs="?", default="README.md", help="the README to update (default README.md)")
+    p.add_argument("readme", nargs="?", default=PAGE, help=f"the page to update (default {PAGE})")
     path = Path(p.parse_args(argv).readme)
     try:
         if not path.is_file():
             raise ValueError(f"{path} is not a file")
         if path.stat().st_size > MAX_README_BYTES:
-            raise ValueError(f"{path} is over {MAX_README_BYTES >> 20} MiB: not a README")
+            raise ValueError(f"{path} is over {MAX_README_BYTES >> 20} MiB: not a documentation page")
         text = path.read_text(encoding="utf-8")
         new = render_readme(text)
     except (OSError, UnicodeDecodeError, ValueError) as e:

@@ -383,6 +383,32 @@ def league(
     }
 
 
+def ladder_markdown(rep: dict[str, Any], against: str = "heuristic") -> str:
+    """A league report as the README's headline table (markdown): every agent by Elo, its mean d
+    against ``against`` with the 95% interval, its median time per decision and its parameters;
+    from the shipped ladder (``policies/league.json``), so the table cannot drift from it."""
+    names = rep["agents"]
+    labels = dict(zip(names, rep.get("labels") or names, strict=True))
+    ref = names.index(against) if against in names else None
+    timing, size = rep.get("timing") or {}, rep.get("size") or {}
+    lines = [
+        f"| player | Elo | vs `{against}`, game points per deal [95% CI] | median ms a decision | parameters |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rep["ranking"]:
+        i = names.index(row["agent"])
+        vs = "-"
+        if ref is not None and i != ref:
+            lo, hi = rep["ci95"][i][ref]
+            vs = f"{rep['mean'][i][ref]:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+        t = timing.get(row["agent"])
+        ms = f"{1e3 * t['median_s']:.3g}" if t else "-"
+        s = size.get(row["agent"])
+        params = f"{s['parameters']:,}" if s else "-"
+        lines.append(f"| `{labels[row['agent']]}` | {row['elo']:.0f} | {vs} | {ms} | {params} |")
+    return "\n".join(lines)
+
+
 def format_league(rep: dict[str, Any]) -> str:
     """Ratings with time per decision and size, then the matrix of mean d (row as A against
     column as B); agents by their labels, with the specs they stand for when those differ."""

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     if args.save:
         model.save(args.save)
-        print(f"saved {args.save}.zip")
+        print(f"saved {args.save if args.save.endswith('.zip') else args.save + '.zip'}")
 
 
 if __name__ == "__main__":

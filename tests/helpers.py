@@ -168,3 +168,15 @@ def playout_values(template, worlds, cards, sw, team: int, endgame_cards: int):
     rng = np.zeros(1, dtype=np.uint64)
     search_values(template, worlds, cards, sw, team, endgame_cards, 0.0, 1, rng, values, *claim_stamps(len(worlds)))
     return values
+
+
+def documentation_pages() -> list:
+    """The README, then every page of the documentation site in the order of its nav
+    (``mkdocs.yml``): the files whose code blocks the tests run."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    nav = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    return [root / "README.md", *(root / "docs" / next(iter(item.values())) for item in nav)]

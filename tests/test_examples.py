@@ -1,7 +1,8 @@
 """The examples run as written: ``examples/*.py`` with tiny budgets, and every
-```python block of the README, each in a fresh interpreter from the repository root.
+```python block of the README and of every page of the documentation site (``mkdocs.yml``), each
+in a fresh interpreter from the repository root.
 
-A README block that needs a long run says so with the comment ``# not run in tests``; every other
+A block that needs a long run says so with the comment ``# not run in tests``; every other
 block must run as it stands.
 """
 
@@ -14,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import documentation_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP_MARK = "# not run in tests"
@@ -40,15 +43,16 @@ def _block_id(block: str) -> str:
     return re.sub(r"\W+", "_", first)[:40]
 
 
-README_BLOCKS = python_blocks(ROOT / "README.md")
+DOC_BLOCKS = [(page.name, block) for page in documentation_pages() for block in python_blocks(page)]
 
 
-def test_the_readme_has_python_blocks():
-    assert README_BLOCKS, "no ```python block found in README.md"
+def test_the_readme_and_the_pages_have_python_blocks():
+    assert any(page == "README.md" for page, _ in DOC_BLOCKS), "no ```python block found in README.md"
+    assert len({page for page, _ in DOC_BLOCKS}) >= 3
 
 
-@pytest.mark.parametrize("block", README_BLOCKS, ids=[_block_id(b) for b in README_BLOCKS])
-def test_readme_python_blocks_run(block):
+@pytest.mark.parametrize(("page", "block"), DOC_BLOCKS, ids=[f"{page}:{_block_id(b)}" for page, b in DOC_BLOCKS])
+def test_documentation_python_blocks_run(page, block):
     if SKIP_MARK in block:
         pytest.skip(f"marked {SKIP_MARK!r}")
     run_python(["-c", block])

@@ -1,5 +1,6 @@
-"""The README's shell blocks run as written: every command of every ```bash block, in README order,
-in one scratch folder that holds the repository's files (so ``runs/`` is the test's own), with
+"""The documentation's shell blocks run as written: every command of every ```bash block of the
+README and then of the site's pages in the order of its nav (``mkdocs.yml``), each distinct command
+once, in one scratch folder that holds the repository's files (so ``runs/`` is the test's own), with
 ``python`` the suite's interpreter (the README's ``source .venv/bin/activate``).
 
 Each command is classified in ``HOW`` by a pattern: run it (``RUN``), start it as a server and
@@ -23,6 +24,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import documentation_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN, SERVE, BY_HAND = "run", "serve", "by hand"
@@ -54,6 +57,12 @@ HOW: list[tuple[str, str, str]] = [
     (r"^python -m eval promote --candidate runs/demo/mine ", RUN, r"prints PROMOTED: runs/demo/mine vs heuristic"),
     (r"^python -m eval league --agents random heuristic runs/demo/mine ", RUN, "leaves runs/demo/league.png"),
     (r"^python -m eval --a heuristic --b random --deals 64 --rules ", RUN, r"prints mean d \(A - B"),
+    (r"^python examples/train_maskable_ppo\.py --save runs/sb3_example\.zip$", RUN, "leaves runs/sb3_example.zip"),
+    (
+        r"^python -m eval --a sb3:runs/sb3_example\.zip --b random ",
+        RUN,
+        r"prints mean d \(A - B, game points per deal\) +\+6\.174",
+    ),
     (r"^python -m train --config configs/default\.yaml$", BY_HAND, "the main job, bash run.sh main without the setup"),
     (r"^python -m train --config configs/strong\.yaml$", BY_HAND, "about 45 minutes"),
     (
@@ -81,15 +90,16 @@ HOW: list[tuple[str, str, str]] = [
 
 
 def readme_commands() -> list[str]:
-    """Every command of the README's ```bash blocks, in order: continuation lines joined, comments
-    and blank lines dropped, each without its trailing comment."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    out = []
-    for block in _BLOCK.findall(text):
-        for line in block.replace("\\\n", " ").splitlines():
-            command = re.sub(r"\s+#.*$", "", line).strip()
-            if command and not command.startswith("#"):
-                out.append(" ".join(command.split()))
+    """Every command of the documentation's ```bash blocks (``documentation_pages``), in order, each
+    distinct command once: continuation lines joined, comments and blank lines dropped, each
+    without its trailing comment."""
+    out: list[str] = []
+    for page in documentation_pages():
+        for block in _BLOCK.findall(page.read_text(encoding="utf-8")):
+            for line in block.replace("\\\n", " ").splitlines():
+                command = " ".join(re.sub(r"\s+#.*$", "", line).strip().split())
+                if command and not command.startswith("#") and command not in out:
+                    out.append(command)
     return out
 
 

@@ -1,4 +1,4 @@
-"""Training (``python -m train``; README "Training"), in three floors above a frame.
+"""Training (``python -m train``; docs/training.md), in three floors above a frame.
 
 - **Positions** (who plays, who labels): ``labels`` (``LabelJob``, ``label``, ``Labels`` and
   their target rules), ``workers`` (the one worker pool), ``teacher_noise`` (how often a teacher

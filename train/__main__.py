@@ -1,4 +1,4 @@
-"""``python -m train``: PPO self-play training (see README "Training").
+"""``python -m train``: PPO self-play training (see docs/training.md).
 
 Examples:
     python -m train --config configs/default.yaml

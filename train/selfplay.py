@@ -4,7 +4,7 @@
 games run on the compiled batched core, ``backend="core"``, with the deals, rewards and
 bookkeeping of the one game driver) with what training adds:
 
-- the learner plays both seats of one team, drawn per game when its episode starts (README
+- the learner plays both seats of one team, drawn per game when its episode starts (docs/rule-choices.md,
   choice 12), so it plays both seat pairs;
 - the opponent team is drawn per game from the ``OpponentPool`` (recent snapshots of the learner,
   champions, ``heuristic``, ``random``), by the config's mixing weights; opponents' decisions are

@@ -1,16 +1,16 @@
-"""The README's tables are generated from the code (STYLE: one source of truth per table)."""
+"""The environment page's tables are generated from the code (STYLE: one source of truth per table)."""
 
 from pathlib import Path
 
 from baloot_env.observation import OBS_SIZE, PIECES, piece_slice
 from baloot_env.spec import render_readme
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "environment.md"  # the page with the tables
 
 
 def test_readme_tables_match_code():
     text = README.read_text()
-    assert render_readme(text) == text, "README tables drifted: run `python -m baloot_env.spec`"
+    assert render_readme(text) == text, "the tables drifted: run `python -m baloot_env.spec`"
 
 
 def test_observation_table_lists_every_piece():
