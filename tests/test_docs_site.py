@@ -24,6 +24,17 @@ def test_the_readme_ladder_is_the_shipped_one():
     assert found.group(1) == shipped, f"the README's ladder differs from policies/league.json; it is:\n{shipped}"
 
 
+def test_the_config_reference_is_the_dataclasses():
+    from train.config import config_reference_markdown
+
+    page = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- BEGIN GENERATED: config -->\n(.*?)\n<!-- END GENERATED: config -->", page, re.DOTALL)
+    assert found and found.group(1) == config_reference_markdown(), (
+        "docs/config.md differs from train.config's fields: put config_reference_markdown() between its markers"
+    )
+    assert "| `expert.targets` | `improve` |" in page  # one key, as the main job sets it
+
+
 def test_a_ladder_table_follows_its_report():
     rep = json.loads((ROOT / "policies" / "league.json").read_text(encoding="utf-8"))
     table = ladder_markdown(rep).splitlines()

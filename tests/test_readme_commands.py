@@ -86,6 +86,11 @@ HOW: list[tuple[str, str, str]] = [
     (r"^python -m table --port 8080 ", SERVE, "http://127.0.0.1:8080/"),
     (r"^python -m table --port 8081 --league runs/demo/league\.json$", SERVE, "http://127.0.0.1:8081/leaderboard"),
     (r"^python -m eval league --agents random heuristic policies/champion search netsearch ", BY_HAND, "24 minutes"),
+    (
+        r"^python -m eval league --agents random heuristic policies/champion search netsearch sb3:",
+        BY_HAND,
+        "the ladder with one more agent: its five pairs with search and netsearch on test960",
+    ),
 ]
 
 

@@ -334,6 +334,23 @@ def config_help(width: int = 100) -> str:
     return "\n".join(lines)
 
 
+def config_reference_markdown() -> str:
+    """Every config key with its default and meaning, by section, as markdown tables: the
+    documentation's config reference (docs/config.md), from the same fields as ``config_help``."""
+    lines: list[str] = []
+    section: str | None = "-"
+    for key, default, meaning in iter_fields():
+        head = key.split(".")[0] if "." in key else None
+        if head != section:
+            section = head
+            cls = get_type_hints(TrainConfig)[head or ""] if head else TrainConfig
+            title = f"`{head}`: {cls.__doc__.splitlines()[0].replace('``', '`')}" if head else "Top-level keys"
+            lines += ["" if lines else "", f"### {title}", "", "| key | default | meaning |", "|---|---|---|"]
+        cell = meaning.replace("|", "\\|").replace("``", "`")
+        lines.append(f"| `{key}` | `{show_value(default)}` | {cell} |")
+    return "\n".join(lines).strip("\n")
+
+
 def _set_path(data: dict[str, Any], dotted: str, value: Any) -> None:
     keys = dotted.split(".")
     node = data
