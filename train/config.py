@@ -344,7 +344,8 @@ def config_reference_markdown() -> str:
         if head != section:
             section = head
             cls = get_type_hints(TrainConfig)[head or ""] if head else TrainConfig
-            title = f"`{head}`: {cls.__doc__.splitlines()[0].replace('``', '`')}" if head else "Top-level keys"
+            doc = (cls.__doc__ or "").splitlines()[0].replace("``", "`") if head else ""
+            title = f"`{head}`: {doc}" if head else "Top-level keys"
             lines += ["" if lines else "", f"### {title}", "", "| key | default | meaning |", "|---|---|---|"]
         cell = meaning.replace("|", "\\|").replace("``", "`")
         lines.append(f"| `{key}` | `{show_value(default)}` | {cell} |")
