@@ -38,15 +38,18 @@ def _ok(proc: subprocess.CompletedProcess) -> str:
     return proc.stdout
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> dict:
-    """The wheel, a fresh venv with it installed, and an empty folder outside the repository."""
-    tmp = tmp_path_factory.mktemp("wheel")
+def _source_copy(tmp: Path) -> Path:
+    """The packages, pyproject.toml and README.md copied to ``tmp/src`` (what a build reads)."""
     src = tmp / "src"
     for name in PACKAGES:
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
+    return src
+
+
+def _wheel_of(src: Path, dist: Path) -> Path:
+    """The wheel pip builds from the source folder ``src`` (no isolation, no index) into ``dist``."""
     _ok(
         _run(
             [
@@ -59,13 +62,25 @@ def built(tmp_path_factory) -> dict:
                 "--no-build-isolation",
                 "--no-index",
                 "-w",
-                tmp / "dist",
+                dist,
                 src,
             ]
         )
     )
-    (wheel,) = (tmp / "dist").glob("baloot_rl-*.whl")
+    (wheel,) = dist.glob("baloot_rl-*.whl")
+    return wheel
 
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict:
+    """The wheel, a fresh venv with it installed, and an empty folder outside the repository."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    return _installed(_wheel_of(_source_copy(tmp), tmp / "dist"), tmp)
+
+
+def _installed(wheel: Path, tmp: Path) -> dict:
+    """A fresh venv under ``tmp`` with ``wheel`` installed (third-party packages from this
+    interpreter, module docstring), and an empty folder to run from."""
     env_dir = tmp / "venv"
     venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(env_dir)
     python = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
@@ -138,3 +153,23 @@ print("ok", folder)
     )
     assert "A = policies/champion" in out
     assert "--set KEY=VALUE" in _ok(_run([built["python"], "-m", "train", "--help"], cwd=built["cwd"]))
+
+
+def test_the_sdist_builds_a_wheel_that_installs_and_plays(tmp_path):
+    """``python -m build``'s sdist (setuptools' ``build_sdist``, no isolation): unpacked alone, it
+    builds a wheel that installs into a fresh venv and plays the shipped champion from an empty
+    folder; so the sdist holds every file the package needs, package data included."""
+    import tarfile
+
+    src = _source_copy(tmp_path)
+    code = "from setuptools import build_meta; print(build_meta.build_sdist('sdist'))"
+    name = _ok(_run([sys.executable, "-c", code], cwd=src)).strip().splitlines()[-1]
+    with tarfile.open(src / "sdist" / name) as tar:
+        tar.extractall(tmp_path / "unpacked", filter="data")
+    (unpacked,) = (tmp_path / "unpacked").iterdir()
+    assert (unpacked / "agents" / "policies" / "champion" / "weights.pt").is_file()
+    env = _installed(_wheel_of(unpacked, tmp_path / "dist"), tmp_path)
+    out = _ok(
+        _run([env["python"], "-m", "eval", "--a", "policies/champion", "--b", "random", "--deals", "8"], cwd=env["cwd"])
+    )
+    assert "A = policies/champion" in out and "mean d (A - B, game points per deal)" in out
