@@ -51,6 +51,14 @@ const I18N = {
       inviteFriend: "invite a friend",
       sendLink: "Send this private link to the players you invite:",
       goSeat: "Go to your seat",
+      yourTables: "Your tables",
+      yourTablesIntro: "Tables this browser holds a seat at: back to your seat whenever you like.",
+      tableOf: "Table {0}",
+      seatLink: "Seat link",
+      seatLinkHelp: "Open this link on another device to take your seat there (this window is told). Keep it private: it is your seat.",
+      copy: "Copy",
+      copied: "Copied",
+      finishedTable: "finished",
       rule_match: "Match",
       rule_hands: "Hands in a match of fixed hands",
       rule_doubling: "Doubling",
@@ -163,7 +171,7 @@ const I18N = {
       q_R7_7: "the winners take the whole hand, {0} and every project, times {1}.",
       q_R7_8: "gahwa: the winners win the match.",
       why: "why",
-      otherTabs: "Your seat is open in {0} tabs or windows: a move from any of them counts. Close the others.",
+      otherTabs: "Your seat is open in {0} tabs, windows or devices: a move from any of them counts. Close the others.",
       q_sep: "; ",
       timedOut: "Your time ran out: a move was played for you ({0} of {1}; after {1} in a row the table plays for you)",
       trickOne: "trick",
@@ -256,6 +264,14 @@ const I18N = {
       inviteFriend: "ادعُ صديقًا",
       sendLink: "أرسل هذا الرابط الخاص لمن تدعوه:",
       goSeat: "اذهب إلى مقعدك",
+      yourTables: "طاولاتك",
+      yourTablesIntro: "طاولات لك فيها مقعد في هذا المتصفح: ارجع إلى مقعدك متى شئت.",
+      tableOf: "طاولة {0}",
+      seatLink: "رابط المقعد",
+      seatLinkHelp: "افتح هذا الرابط على جهاز آخر لتأخذ مقعدك هناك (وتُبلَّغ هذه النافذة). احتفظ به لنفسك: إنه مقعدك.",
+      copy: "انسخ",
+      copied: "نُسخ",
+      finishedTable: "انتهت",
       rule_match: "الصكة",
       rule_hands: "عدد الجولات في صكة محددة الجولات",
       rule_doubling: "الدبل",
@@ -368,7 +384,7 @@ const I18N = {
       q_R7_7: "يأخذ الفائز الجولة كاملة، {0} وكل المشاريع، مضروبة في {1}.",
       q_R7_8: "قهوة: الفائز يفوز بالصكة.",
       why: "لماذا",
-      otherTabs: "مقعدك مفتوح في {0} نوافذ: أي حركة من أي منها تُحسب. أغلق الأخرى.",
+      otherTabs: "مقعدك مفتوح في {0} نوافذ أو أجهزة: أي حركة من أي منها تُحسب. أغلق الأخرى.",
       q_sep: "؛ ",
       timedOut: "انتهى وقتك فلُعبت عنك حركة ({0} من {1}؛ بعد {1} متتالية تلعب الطاولة عنك)",
       trickOne: "أكلة",
@@ -608,3 +624,34 @@ document.addEventListener("DOMContentLoaded", () => {
     characterData: true,
   });
 });
+
+
+// The seats this browser holds (issue 49): each room's token in localStorage, so that a closed
+// tab, a restarted browser or a new tab finds the seat again; the lobby lists them. A token is
+// the seat itself, so it stays on this device unless the player copies the seat link.
+const HELD_SEATS = "baloot-seats";
+const MAX_HELD_SEATS = 20;
+function heldSeats() {
+  try {
+    const list = JSON.parse(localStorage.getItem(HELD_SEATS) || "[]");
+    return Array.isArray(list) ? list.filter((s) => s && typeof s.room === "string" && typeof s.token === "string") : [];
+  } catch (e) {
+    return []; // a damaged entry is forgotten, never an error on the page
+  }
+}
+function holdSeat(entry) {
+  const rest = heldSeats().filter((s) => !(s.room === entry.room && s.kind === entry.kind));
+  const old = heldSeats().find((s) => s.room === entry.room && s.kind === entry.kind) || {};
+  const list = [{ ...old, ...entry, at: Date.now() }, ...rest].slice(0, MAX_HELD_SEATS);
+  localStorage.setItem(HELD_SEATS, JSON.stringify(list));
+}
+function dropSeat(room, kind) {
+  localStorage.setItem(HELD_SEATS, JSON.stringify(heldSeats().filter((s) => !(s.room === room && s.kind === kind))));
+}
+function heldToken(room, kind) {
+  const found = heldSeats().find((s) => s.room === room && s.kind === kind);
+  return found ? found.token : "";
+}
+function seatUrl(s) {
+  return `${location.origin}/${s.kind}/${s.room}#${encodeURIComponent(s.token)}`;
+}

@@ -55,6 +55,24 @@ function render() {
     const seat = Number(e.dataset.seatLabel);
     e.textContent = tr("seatTeam", seat, seat % 2);
   }
+  showYourTables();
+}
+
+// The tables this browser holds a seat at (common.js heldSeats), newest first: a way back to a
+// seat after its tab was closed.
+function showYourTables() {
+  const held = heldSeats().filter((s) => s.kind === "t");
+  const box = document.getElementById("your-tables");
+  box.hidden = held.length === 0;
+  document.getElementById("your-tables-list").replaceChildren(
+    ...held.map((s) => {
+      const names = Array.isArray(s.names) ? s.names.filter((n) => n).join(" \u00b7 ") : "";
+      const score = Array.isArray(s.score) ? ` ${s.score[0]}\u2013${s.score[1]}` : "";
+      const what = s.over ? ` (${tr("finishedTable")})` : score;
+      return el("li", {}, el("a", { href: seatUrl(s), class: "your-table", "data-room": s.room }, tr("tableOf", s.room.slice(0, 6))),
+        ` ${names}${what}`);
+    })
+  );
 }
 
 async function main() {

@@ -6,16 +6,16 @@
 const PARTS = location.pathname.split("/");
 const WATCH = PARTS[1] === "watch";
 const ROOM = PARTS[2];
-// The seat's token comes in the link's #fragment once; it is kept in this tab's session storage
-// and taken out of the address bar, so a copied address hands no seat over (a reload keeps it).
+// The seat's token comes in the link's #fragment once; it is kept in this browser's storage
+// (common.js: holdSeat, so a closed tab or another tab finds the seat again and the lobby lists
+// it) and taken out of the address bar, so a copied address hands no seat over.
 const TOKEN = (() => {
-  const key = `baloot-seat-${PARTS[1]}-${PARTS[2]}`;
   const given = decodeURIComponent(location.hash.slice(1));
   if (given) {
-    sessionStorage.setItem(key, given);
+    holdSeat({ room: ROOM, kind: PARTS[1], token: given });
     history.replaceState(null, "", location.pathname);
   }
-  return sessionStorage.getItem(key) || "";
+  return heldToken(ROOM, PARTS[1]);
 })();
 const RANKS = "789TJQKA", SUITS = "SHDC";
 let S = null; // the latest state message
@@ -47,10 +47,15 @@ function connect() {
       S = m;
       receivedAt = performance.now();
       showError(null);
+      holdSeat({ room: ROOM, kind: PARTS[1], token: TOKEN, names: S.names, seat: S.seat, hand: S.hand_number,
+        score: S.match ? S.match.score : null, over: !!S.match_result });
       render();
     } else if (m.type === "error") {
       showError(m.message);
-      if (m.code === "bad_token" || m.code === "no_table") fatal = true;
+      if (m.code === "bad_token" || m.code === "no_table") {
+        fatal = true;
+        dropSeat(ROOM, PARTS[1]); // a seat the server does not know is not listed again
+      }
     }
   };
   ws.onclose = () => {
@@ -69,6 +74,26 @@ function act(id) {
 
 // Closing or reloading the page: say so, so that the seat is held 10 s rather than 60 (R10.3).
 window.addEventListener("pagehide", () => send({ type: "bye" }));
+
+// The seat link: this seat's address with its token, to open the seat on another device.
+function showSeatLink() {
+  const url = seatUrl({ room: ROOM, kind: PARTS[1], token: TOKEN });
+  const box = document.getElementById("seat-link-box");
+  const field = el("input", { readonly: true, value: url, id: "seat-link-url", "aria-label": tr("seatLink") });
+  const copy = el("button", { type: "button", id: "seat-link-copy" }, tr("copy"));
+  copy.onclick = async () => {
+    field.select();
+    try {
+      await navigator.clipboard.writeText(url);
+    } catch (e) {
+      document.execCommand("copy"); // http pages without the clipboard API
+    }
+    copy.textContent = tr("copied");
+  };
+  box.replaceChildren(el("p", {}, tr("seatLinkHelp")), field, copy);
+  box.hidden = !box.hidden;
+  if (!box.hidden) field.select();
+}
 
 function setBanner(text, kind) {
   const b = document.getElementById("banner");
@@ -99,6 +124,11 @@ function render() {
   leave.onclick = () => {
     if (confirm(tr("leave") + "?")) send({ type: "leave" });
   };
+  const link = document.getElementById("seat-link");
+  link.hidden = WATCH;
+  link.textContent = tr("seatLink");
+  link.title = tr("seatLinkHelp");
+  link.onclick = () => showSeatLink();
   const rep = document.getElementById("replays");
   rep.hidden = false;
   rep.href = `/replay#room=${ROOM}&token=${encodeURIComponent(TOKEN)}`;

@@ -542,6 +542,40 @@ def test_a_reload_reconnects_to_the_same_seat(server, page):
     assert len(after) == before + 1 and after[-1][3] == "person"
 
 
+def test_a_closed_tab_finds_its_seat_again_and_a_seat_link_moves_it_to_another_device(server, page, browser):
+    """Issue 49, goal 1: the seat's token outlives its tab (localStorage). The lobby lists the
+    table, its link and the bare table address both find the seat; the seat link opens it in
+    another browser (another device), and the first is told the seat is open twice."""
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("button.call", timeout=WAIT)
+    cards = page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    context = page.context
+    page.close()  # the tab is closed: its session storage is gone
+    lobby = context.new_page()
+    lobby.goto(server.url + "/")
+    link = lobby.locator(f'a.your-table[data-room="{room["room"]}"]')
+    expect(link).to_be_visible(timeout=WAIT)
+    expect(lobby.locator("#your-tables")).to_contain_text("Noura")
+    link.click()
+    lobby.wait_for_selector("button.call", timeout=WAIT)
+    assert lobby.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
+    lobby.close()
+    bare = context.new_page()
+    bare.goto(server.url + f"/t/{room['room']}")  # the address alone, in a new tab of this browser
+    bare.wait_for_selector("button.call", timeout=WAIT)
+    bare.locator("#seat-link").click()
+    url = bare.locator("#seat-link-url").input_value()
+    assert url.startswith(f"{server.url}/t/{room['room']}#")
+    phone = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    phone.goto(url)
+    phone.wait_for_selector("button.call", timeout=WAIT)
+    assert phone.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == cards
+    expect(bare.locator("#banner")).to_contain_text("open in 2 tabs, windows or devices", timeout=WAIT)
+    phone.context.close()
+    expect(bare.locator("#banner")).to_be_hidden(timeout=WAIT)
+
+
 def test_two_tabs_on_one_seat_are_told_so_and_the_notice_goes_with_the_other_tab(server, page):
     room = new_room(server)
     page.goto(server.url + room["url"])
