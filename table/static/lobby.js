@@ -94,6 +94,9 @@ async function main() {
   document.getElementById("play-form").onsubmit = async (ev) => {
     ev.preventDefault();
     const f = ev.target;
+    const start = document.getElementById("start");
+    if (start.disabled) return; // a second click makes no second room
+    start.disabled = true;
     const mine = Number(f.seat.value);
     const seats = ["", "", "", ""];
     seats[mine] = "me";
@@ -113,6 +116,7 @@ async function main() {
         location.href = r.url;
       }
     } catch (e) {
+      start.disabled = false; // refused: the form may be corrected and sent again
       showError(e);
     }
   };

@@ -221,7 +221,8 @@ function render() {
   } else if (taker !== null) {
     bar.append(el("span", { class: "note", id: "taker" }, `${seatName(taker)} ${tr("takes")}`));
   } else if (S.to_act >= 0 && S.phase !== "done" && S.phase !== "waiting") {
-    bar.append(el("span", { class: "note" }, `${tr("waitingFor")} ${seatName(S.to_act)} ${tr("toAct")}`));
+    const doing = S.phase === "play" ? tr("toAct") : tr("toCall"); // a card, or a bid or double
+    bar.append(el("span", { class: "note", id: "waiting" }, `${tr("waitingFor")} ${seatName(S.to_act)} ${doing}`));
   }
 
   // My hand (or seat 0's in watch mode): legal cards are buttons, the others are greyed.
@@ -261,6 +262,7 @@ function render() {
     entries.push(el("li", {}, `${seatName(seat)}: ${actionLabel(a)}`));
   }
   log.replaceChildren(...entries);
+  log.scrollTop = log.scrollHeight; // the newest call is always in view
   const lt = document.getElementById("last-trick");
   lt.replaceChildren();
   if (S.last_trick) {

@@ -470,6 +470,41 @@ def test_the_lobby_offers_the_bots_weakest_first_by_what_they_are(server, page):
     assert page.locator("#rel-1").input_value() == "heuristic"  # the server's default (this test server's)
 
 
+def test_a_double_click_on_start_makes_one_room(server, page):
+    """Issue 49, smaller points: the Start button is spent by its first click."""
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
+    page.locator("#start").dblclick()
+    page.wait_for_url("**/t/**", timeout=WAIT)
+    assert len(server.call(lambda: list(server.app.state.hub.rooms))) == 1
+
+
+def test_the_calls_say_who_is_calling_the_newest_call_stays_in_view_and_a_phone_can_tap_them(browser, server, clock):
+    """Issue 49: while a bot calls, the note says it is to call (not to play); the calls log,
+    however short, shows its newest line; on a phone the call buttons are 44 px tall or more."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    room = new_room(server, bot_delay=5.0)  # the fake clock stands still: a bot's turn waits
+    page.goto(server.url + room["url"])
+    page.add_style_tag(content=".log { max-height: 40px !important; }")  # two lines: the log overflows
+    while True:  # the calls, each bot's when the fake clock is moved on
+        page.wait_for_selector("button.call, #waiting", timeout=WAIT)
+        if page.evaluate("S.phase") == "play":
+            break
+        if page.locator("button.call").count():
+            for b in page.locator("button.call").all():
+                assert b.bounding_box()["height"] >= 44
+            page.locator('button.call[data-action="32"]').click()  # pass
+        else:
+            expect(page.locator("#waiting")).to_contain_text("to call")
+            clock.advance(5.0)
+        page.wait_for_timeout(150)
+        bottom = page.locator("#log").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")
+        assert bottom <= 1, "the calls log hides its newest line"
+    assert page.locator("#log li").count() >= 4
+    context.close()
+
+
 def test_the_match_end_says_who_won_and_offers_a_rematch_and_the_lobby(server, page):
     """Leaving hands the seat to a bot, which plays the match out at once; the end screen names
     the winner, and "Play again" starts the same table with new deals, the player in their seat."""
