@@ -142,6 +142,12 @@ def random_deal(rng: Any, dealer: int | None = None) -> Deal:
             dealer = rng.randrange(NUM_SEATS)
     else:
         raise TypeError(f"rng must be a numpy Generator or random.Random, got {type(rng).__name__}")
+    return deal_of_deck(order, dealer)
+
+
+def deal_of_deck(order: list[int], dealer: int) -> Deal:
+    """The deal of a shuffled deck (``order``: all 32 cards, top first), dealt by ``dealer``:
+    five cards to each seat in turn, the 21st card turned, the other 11 the stock (R2.2)."""
     first = FIRST_HAND_SIZE
     hands = tuple(tuple(order[first * s : first * (s + 1)]) for s in range(NUM_SEATS))
     turned = first * NUM_SEATS  # R2.2: the 21st card is turned, the other 11 are the stock

@@ -1,0 +1,190 @@
+"""Baloot as an OpenSpiel game, ``python_baloot``: one hand, four players, chance deals the cards.
+
+``import baloot_env.spiel`` registers the game (it needs ``open-spiel``, the ``spiel`` extra), then
+``pyspiel.load_game("python_baloot")`` gives it to OpenSpiel's tools and algorithms (random
+simulation tests, IS-MCTS, the evaluators, bots) like any of its games. Every rule is the
+engine's: a state holds a ``HandState`` and only forwards to it.
+
+The game:
+
+- **Chance**: 32 chance nodes shuffle the deck, each drawing the next card (0-31, uniform over
+  those left); the deck then deals as ``deal.deal_of_deck`` does (5 cards each from the dealer's
+  right, the 21st card turned, the rest the stock, R2). The dealer is the ``dealer`` parameter.
+- **Players** 0-3 are seats 0-3; teams {0, 2} and {1, 3} (R1.1). Their actions are R9's 42 ids,
+  the legal ones sorted (``HandState.legal_actions``); an illegal action raises the engine's
+  ``IllegalActionError``.
+- **Returns** at the end: each player's team's hand score minus the other team's, in game points
+  (R7; reward mode ``"points"``): zero-sum, 0 for a thrown-in deal (R3.5).
+- **Observations** (``observation_tensor``, 697 floats): the seat's own view, exactly the
+  PettingZoo env's ``observation`` (``observation.encode``, R11.3); ``observation_string``: the
+  seat's view as text. **Information state** (perfect recall, ``information_state_string``): the
+  seat's first five cards, the turned card and every action it has seen, in order (its own
+  cards, everybody's calls and played cards; never another seat's hand).
+- **Parameters**: ``dealer`` (0-3) and every switch of ``RuleConfig`` by its field name
+  (``sun_double``, ``projects``, ``doubling``, ...), as OpenSpiel game parameters:
+  ``pyspiel.load_game("python_baloot", {"projects": False})``.
+
+Tested against the engine by ``tests/baloot_env/test_spiel.py`` (random games through OpenSpiel:
+legal actions, returns and observations equal the engine's and the PettingZoo env's; OpenSpiel's
+own ``random_sim_test``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from baloot_env.actions import NUM_ACTIONS, action_name
+from baloot_env.cards import NUM_CARDS, card_name, cards_of
+from baloot_env.config import from_mapping
+from baloot_env.deal import deal_of_deck
+from baloot_env.hand import HandState
+from baloot_env.observation import OBS_SIZE, encode
+from baloot_env.rewards import Reward, hand_rewards
+from baloot_env.rules import RuleConfig
+from baloot_env.seats import NUM_SEATS
+
+GAME_NAME = "python_baloot"
+POINTS = Reward("points")
+MAX_RETURN = 2_000.0  # game points: above any hand's score difference (a gahwa is scored as its level's)
+_RULE_PARAMS = {
+    f.name: getattr(RuleConfig(), f.name)
+    for f in dataclasses.fields(RuleConfig)
+    if isinstance(getattr(RuleConfig(), f.name), (bool, int, str))
+}
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Baloot (one hand)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=NUM_SEATS,
+    min_num_players=NUM_SEATS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=False,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"dealer": 0, **_RULE_PARAMS},
+)
+# the longest hand: 8 bids and 4 doubling calls at most twice over is far below this bound
+GAME_INFO = pyspiel.GameInfo(
+    num_distinct_actions=NUM_ACTIONS,
+    max_chance_outcomes=NUM_CARDS,
+    num_players=NUM_SEATS,
+    min_utility=-MAX_RETURN,
+    max_utility=MAX_RETURN,
+    utility_sum=0.0,
+    max_game_length=NUM_CARDS + 64,
+)
+
+
+class BalootGame(pyspiel.Game):
+    """``python_baloot`` (module docstring)."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        super().__init__(GAME_TYPE, GAME_INFO, params or {})
+        given = self.get_parameters()
+        self.dealer = int(given["dealer"])
+        if not 0 <= self.dealer < NUM_SEATS:
+            raise ValueError(f"dealer must be a seat 0-3, got {self.dealer}")
+        self.rules = from_mapping(RuleConfig, {k: given[k] for k in _RULE_PARAMS}, "rule")
+
+    def new_initial_state(self) -> BalootState:
+        return BalootState(self)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> BalootObserver:
+        if params:
+            raise ValueError(f"python_baloot's observer takes no parameters, got {params}")
+        return BalootObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+class BalootState(pyspiel.State):
+    """A hand being dealt (the deck's order so far) or played (a ``HandState``)."""
+
+    def __init__(self, game: BalootGame):
+        super().__init__(game)
+        self.deck: list[int] = []
+        self.rules, self.dealer = game.rules, game.dealer
+        self.hand: HandState | None = None
+        self.played: list[tuple[int, int]] = []  # (seat, action) of every player move, in order
+
+    def current_player(self) -> int:
+        if self.hand is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.hand.result is not None:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(self.hand.to_act)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        assert self.hand is not None and player == self.hand.to_act
+        return sorted(self.hand.legal_actions())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        left = sorted(set(range(NUM_CARDS)) - set(self.deck))
+        return [(c, 1.0 / len(left)) for c in left]
+
+    def _apply_action(self, action: int) -> None:
+        if self.hand is None:
+            self.deck.append(int(action))
+            if len(self.deck) == NUM_CARDS:
+                self.hand = HandState(deal_of_deck(self.deck, self.dealer), self.rules)
+            return
+        seat = self.hand.to_act
+        self.hand.apply(int(action))  # the engine checks it (IllegalActionError)
+        self.played.append((seat, int(action)))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {card_name(action)}"
+        return f"seat {player}: {action_name(action)}"
+
+    def is_terminal(self) -> bool:
+        return self.hand is not None and self.hand.result is not None
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * NUM_SEATS
+        assert self.hand is not None and self.hand.result is not None
+        team = hand_rewards(POINTS, self.hand.result, match_episode=False)
+        return [team[seat % 2] for seat in range(NUM_SEATS)]
+
+    def __str__(self) -> str:
+        if self.hand is None:
+            return f"dealing: {' '.join(card_name(c) for c in self.deck)}"
+        return f"{self.hand.phase}: " + " ".join(f"{s}:{action_name(a)}" for s, a in self.played)
+
+
+class BalootObserver:
+    """OpenSpiel's observer of ``python_baloot`` (module docstring): the seat's own view."""
+
+    def __init__(self, iig_obs_type: Any):
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.tensor = np.zeros(0 if self.perfect_recall else OBS_SIZE, np.float32)
+        self.dict = {"observation": self.tensor} if not self.perfect_recall else {}
+
+    def set_from(self, state: BalootState, player: int) -> None:
+        if self.perfect_recall:
+            return  # the information state is a string only
+        self.tensor[:] = encode(state.hand, player) if state.hand is not None else 0.0
+
+    def string_from(self, state: BalootState, player: int) -> str:
+        if state.hand is None:
+            return f"seat {player}: dealing"
+        start = state.hand.deal.hands[player] if state.hand.deal is not None else ()
+        if self.perfect_recall:  # what the seat has seen, in order
+            seen = " ".join(f"{s}:{action_name(a)}" for s, a in state.played)
+            return f"seat {player} dealt {' '.join(card_name(c) for c in start)} turned {card_name(state.hand.deal.turned)} | {seen}"
+        hand = " ".join(card_name(c) for c in cards_of(state.hand.hands[player]))
+        return f"seat {player} {state.hand.phase} hand {hand} | " + " ".join(
+            f"{s}:{action_name(a)}" for s, a in state.played
+        )
+
+
+pyspiel.register_game(GAME_TYPE, BalootGame)
+
+__all__ = ["GAME_NAME", "BalootGame", "BalootState"]
