@@ -103,7 +103,10 @@ def record(bundle: str | Path, reports: list[str | Path]) -> dict[str, Any]:
         spec = STANDARD_SETS.get(str(entry.get("deal_set")).split("[")[0])
         if "role" not in entry and spec is not None:
             entry["role"] = spec.role
-    return update_evaluations(bundle, old + new)
+    try:
+        return update_evaluations(bundle, old + new)
+    except OSError as e:  # the folder changed under us, or the disk is full: the old manifest stays
+        raise RecordError(f"the manifest of {str(bundle)!r} cannot be replaced: {e.strerror or e}") from None
 
 
 def _entry_key(entry: dict[str, Any]) -> tuple[Any, Any, str]:

@@ -91,3 +91,25 @@ def test_a_bundle_that_cannot_take_its_new_manifest_is_refused_first(tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "takes no new file (Read-only file system)" in err[0], err
     assert (bundle / "manifest.json").read_bytes() == before
+
+
+def test_a_manifest_that_cannot_be_replaced_is_one_line_and_the_old_one_stays(tmp_path, monkeypatch, capsys):
+    """Issue 46: the disk fills (or the folder changes) as the new manifest is written: exit 2,
+    one line, no traceback, and the manifest on disk is the old one."""
+    import errno
+
+    import agents.neural.bundle as bundle_module
+
+    bundle = make_bundle(tmp_path / "b")
+    dev = _report(tmp_path, str(bundle), "dev960", "dev")
+    before = (bundle / "manifest.json").read_bytes()
+
+    def full(*_args, **_kw):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(bundle_module, "_write_manifest", full)
+    capsys.readouterr()
+    assert record_main(["--bundle", str(bundle), dev]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "No space left on device" in err
+    assert (bundle / "manifest.json").read_bytes() == before
