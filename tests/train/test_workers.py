@@ -1,6 +1,7 @@
 """Worker processes end with their parent (``baloot_io.processes.die_with_parent``): a parent
-killed by SIGKILL or SIGTERM leaves no worker behind, for the labelling pool (``train.workers``)
-and the fit's helpers (``train.fitting.fit_labelled``)."""
+killed by SIGKILL or SIGTERM leaves no worker behind, for the labelling pool (``train.workers``),
+the fit's helpers (``train.fitting.fit_labelled``), the evaluation's workers (``eval.runner``) and
+PPO's learner processes (``train.learners``, a whole ``python -m train`` killed during PPO)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,23 @@ fit_labelled(net, (obs, masks, targets, values), cfg, 0, lambda epoch, means: No
 """
 
 
+EVAL = """
+from eval.deals import load_named
+from eval.runner import run_duplicate
+
+run_duplicate("search", "heuristic", load_named("dev960"), workers=2, matches=False)
+"""
+
+TRAIN = """
+import sys
+from train.__main__ import main
+
+sys.exit(main(["--config", "configs/default.yaml", "--set", "pretrain.positions=0", "--set", "expert.rounds=0",
+               "--set", "ppo.total_steps=50000000", "--set", "eval.every=0", "--set", "ppo.processes=2",
+               "--run-dir", sys.argv[1]]))
+"""
+
+
 def _alive_children(pid: int) -> list[int]:
     """The processes whose parent is ``pid`` and that are not zombies."""
     out = []
@@ -66,8 +84,8 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def _kill_and_watch(code: str, workers: int, sig: int) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT)
+def _kill_and_watch(code: str, workers: int, sig: int, *args: str) -> None:
+    proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], cwd=ROOT)
     try:
         deadline = time.monotonic() + 120
         children: list[int] = []
@@ -99,3 +117,15 @@ def test_the_labelling_pool_ends_with_its_parent(sig):
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_the_fits_helper_ends_with_its_parent(sig):
     _kill_and_watch(FIT, 1, sig)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_evaluations_workers_end_with_their_parent(sig):
+    _kill_and_watch(EVAL, 2, sig)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_learner_processes_end_with_a_killed_training_run(sig, tmp_path):
+    _kill_and_watch(TRAIN, 2, sig, str(tmp_path / "run"))
