@@ -26,9 +26,9 @@ case "${1:-}" in
     .venv/bin/python -m train --config configs/default.yaml "$@"
     ;;
   test)
-    # scale (Ray RLlib) and spiel (OpenSpiel) too: the suite runs a short RLlib training, a --ray
+    # scale (Ray RLlib) and openspiel (OpenSpiel) too: the suite runs a short RLlib training, a --ray
     # evaluation and the OpenSpiel game's tests
-    setup train,eval,dev,table,scale,spiel
+    setup train,eval,dev,table,scale,openspiel
     shift
     .venv/bin/python -m pytest -q -n 2 "$@"
     ;;

@@ -1,6 +1,6 @@
 """Baloot as an OpenSpiel game, ``python_baloot``: one hand, four players, chance deals the cards.
 
-``import baloot_env.spiel`` registers the game (it needs ``open-spiel``, the ``spiel`` extra), then
+``import baloot_env.spiel`` registers the game (it needs ``open-spiel``, the ``openspiel`` extra), then
 ``pyspiel.load_game("python_baloot")`` gives it to OpenSpiel's tools and algorithms (random
 simulation tests, IS-MCTS, the evaluators, bots) like any of its games. Every rule is the
 engine's: a state holds a ``HandState`` and only forwards to it.

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs open-spiel (the spiel extra)")
+pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs open-spiel (the openspiel extra)")
 
 import baloot_env.spiel  # noqa: E402,F401  (registers python_baloot)
 from baloot_env import env  # noqa: E402
