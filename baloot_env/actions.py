@@ -8,7 +8,7 @@ documentation's action table (``action_table``, docs/environment.md) and the net
 
 from __future__ import annotations
 
-from baloot_env.cards import NUM_CARDS, NUM_SUITS, SUIT_NAMES, card_name
+from baloot_env.cards import NUM_CARDS, NUM_SUITS, SUIT_NAMES, card_name, parse_card
 
 ACTION_VERSION = 1
 NUM_CARD_ACTIONS = NUM_CARDS  # R9: actions 0-31 play the card with that id
@@ -42,6 +42,26 @@ def action_name(action: int) -> str:
     if action in _CALL_NAMES:
         return _CALL_NAMES[action]
     raise ValueError(f"action {action!r} is not in 0..{NUM_ACTIONS - 1} (R9)")
+
+
+_ACTION_IDS = {name: a for a, name in _CALL_NAMES.items()}  # a call's name -> its id
+
+
+def parse_action(name: str) -> int:
+    """The action id of ``action_name``'s name: a card (``"TH"``) or a call (``"pass"``,
+    ``"hokum_H"``, ``"sun"``, ``"double"``, ...; R9).
+
+    Raises:
+        ValueError: not the name of an action.
+    """
+    if name in _ACTION_IDS:
+        return _ACTION_IDS[name]
+    if isinstance(name, str) and len(name) == 2:
+        try:
+            return parse_card(name)
+        except ValueError:
+            pass
+    raise ValueError(f"{name!r} is not an action's name (a card such as 'TH', or {sorted(_ACTION_IDS)})")
 
 
 def _ids(actions: tuple[int, ...] | range) -> str:

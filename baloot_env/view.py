@@ -172,6 +172,22 @@ class PlayerView:
             raise ValueError("the table has no hand in play: reset it first")
         return cls.from_state(table.hand, seat, table.context)
 
+    # ------------------------------------------------------------------ as data
+    def to_struct(self) -> dict[str, Any]:
+        """This view as JSON-ready data by names, for agents that read text (``view_struct``)."""
+        # view_struct imports this module: imported when used
+        from baloot_env.view_struct import to_struct
+
+        return to_struct(self)
+
+    @classmethod
+    def from_struct(cls, data: dict[str, Any]) -> PlayerView:
+        """The view ``to_struct`` wrote (``view_struct.from_struct``)."""
+        # view_struct imports this module: imported when used
+        from baloot_env.view_struct import from_struct
+
+        return from_struct(data)
+
     # ------------------------------------------------------------------ derived
     @property
     def legal_actions(self) -> list[int]:
