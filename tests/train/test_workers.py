@@ -107,25 +107,18 @@ def _kill_and_watch(code: str, workers: int, sig: int, *args: str) -> None:
             proc.kill()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_the_labelling_pool_ends_with_its_parent(sig):
-    _kill_and_watch(POOL, 2, sig)
+# each kind of parent: its code, how many workers it starts, whether it takes a run folder
+KINDS = {
+    "the labelling pool": (POOL, 2, False),
+    "the fit's helpers": (FIT, 1, False),
+    "the evaluation's workers": (EVAL, 2, False),
+    "the learner processes of a training run": (TRAIN, 2, True),
+}
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_the_fits_helper_ends_with_its_parent(sig):
-    _kill_and_watch(FIT, 1, sig)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_the_evaluations_workers_end_with_their_parent(sig):
-    _kill_and_watch(EVAL, 2, sig)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
-def test_the_learner_processes_end_with_a_killed_training_run(sig, tmp_path):
-    _kill_and_watch(TRAIN, 2, sig, str(tmp_path / "run"))
+def test_the_workers_end_with_their_parent(kind, sig, tmp_path):
+    code, workers, run_dir = KINDS[kind]
+    _kill_and_watch(code, workers, sig, *([str(tmp_path / "run")] if run_dir else []))
