@@ -15,13 +15,12 @@ import os
 import re
 from collections.abc import Callable
 from contextvars import ContextVar
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
 from agents.rule_based.heuristic import HeuristicAgent, HeuristicConfig
+from agents.shipped import packaged_bundle
 from baloot_env.errors import ConfigError
 from baloot_env.hand import PLAY
 from baloot_env.view import PlayerView
@@ -145,23 +144,6 @@ def load_spec_file(path: str) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise AgentSpecError(f"agent file {path!r}: params must be an object")
     return {"agent": name, "params": params}
-
-
-def shipped_policies() -> str:
-    """The folder of the bundles shipped in the package (``agents/policies``: the champion, its
-    predecessors, the ladder), which no command may write into."""
-    return str(resources.files("agents") / "policies")
-
-
-def packaged_bundle(spec: str) -> str | None:
-    """The bundle shipped in the package (``agents/policies/NAME``) that a relative path
-    ``policies/NAME`` names, when no such folder exists here (an installed wheel, another folder).
-    """
-    p = Path(spec)
-    if p.is_absolute() or os.path.exists(spec) or len(p.parts) != 2 or p.parts[0] != "policies":
-        return None
-    shipped = resources.files("agents") / "policies" / p.parts[1]
-    return str(shipped) if shipped.is_dir() else None
 
 
 SB3_PREFIX = "sb3:"  # sb3:PATH, a Stable-Baselines3 model zip (agents.neural.sb3)

@@ -21,7 +21,8 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from agents.registry import AgentSpecError, known_agents, make_agent, shipped_policies
+from agents.registry import AgentSpecError, known_agents, make_agent
+from agents.shipped import shipped_policies
 from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,

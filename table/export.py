@@ -22,7 +22,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from agents.registry import shipped_policies
+from agents.shipped import shipped_policies
 from baloot_cli import InputError, OneLineParser, check_database, check_output
 from baloot_env.deal import parse_deal
 from baloot_io.atomic import write_text_atomic

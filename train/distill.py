@@ -42,8 +42,8 @@ from agents.neural.export import export_onnx, time_onnx_models
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
 from agents.neural.positions import collect_positions
-from agents.registry import shipped_policies
 from agents.rule_based.heuristic import HeuristicAgent
+from agents.shipped import shipped_policies
 from baloot_cli import (
     CONFIG_HELP,
     MAX_WORKERS,

@@ -40,7 +40,7 @@ import torch
 
 from agents.neural.bundle import BUNDLE_FILES, BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
-from agents.registry import shipped_policies
+from agents.shipped import shipped_policies
 from baloot_cli import (
     MAX_WORKERS,
     InputError,

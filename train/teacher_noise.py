@@ -40,9 +40,10 @@ import torch
 
 from agents.neural.bundle import BundleError, bundle_rules, load_net
 from agents.neural.policy import sample_masked
-from agents.registry import AgentSpecError, make_agent, shipped_policies
+from agents.registry import AgentSpecError, make_agent
 from agents.search_player.netsearch import NetSearchAgent
 from agents.search_player.player import SearchAgent
+from agents.shipped import shipped_policies
 from agents.teacher import guided, make_teacher
 from baloot_cli import MAX_WORKERS, OneLineParser, check_output, check_range, one_line
 from baloot_env.cards import NUM_TRICKS

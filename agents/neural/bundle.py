@@ -39,6 +39,7 @@ import torch
 
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent
+from agents.shipped import packaged_bundle
 from baloot_env import ENV_NAME
 from baloot_env.actions import ACTION_VERSION
 from baloot_env.errors import ConfigError
@@ -381,7 +382,8 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
     """Verify and load a policy bundle, then log one line: name, checksum, evaluation.
 
     Args:
-        path: the bundle folder.
+        path: the bundle folder; ``policies/NAME`` finds a bundle shipped in the package from any
+            folder (``agents.shipped``), as agent specs do.
         seed: seeds the sampling generator (``deterministic=False``).
         deterministic: greedy (the most probable legal action) or sampled from the policy.
         threads: once the bundle is verified, ``torch.set_num_threads(threads)`` for this
@@ -401,7 +403,7 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
     """
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         raise ValueError(f"threads must be None or an int >= 1, got {threads!r}")
-    net, manifest = load_net(path)
+    net, manifest = load_net(packaged_bundle(str(path)) or path)  # policies/NAME from any folder
     if threads is not None:
         torch.set_num_threads(threads)
     log.info(

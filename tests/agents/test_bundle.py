@@ -461,3 +461,15 @@ def test_a_name_with_control_characters_cannot_forge_a_log_line(tmp_path, caplog
     lines = [r.getMessage() for r in caplog.records if "loaded policy" in r.getMessage()]
     assert len(lines) == 1 and "\n" not in lines[0] and "\x1b" not in lines[0]
     assert "ok\\nINFO forged line\\x1b[2K" in lines[0]
+
+
+def test_load_policy_finds_the_shipped_champion_from_any_folder(tmp_path, monkeypatch):
+    """Issue 47, goal 4: ``agents.load_policy("policies/champion")`` from a folder without a
+    ``policies`` folder loads the bundle shipped in the package, as agent specs do."""
+    import agents
+
+    monkeypatch.chdir(tmp_path)
+    policy = agents.load_policy("policies/champion")
+    root = Path(__file__).resolve().parents[2]
+    checkout = agents.load_policy(str(root / "policies" / "champion"))
+    assert policy.manifest["weights_sha256"] == checkout.manifest["weights_sha256"]
