@@ -105,12 +105,24 @@ def _make_split(seed: int, params: dict[str, Any]) -> Agent:
     return SplitAgent(seed, make_agent(params["bidding"], seed), make_agent(params["play"], seed))
 
 
+def _make_ismcts(seed: int, params: dict[str, Any]) -> Agent:
+    try:  # needs open-spiel (the openspiel extra): imported only when named
+        from agents.ismcts import make_ismcts
+    except ImportError:
+        raise AgentSpecError("agent 'ismcts' needs open-spiel: pip install -e '.[openspiel]'") from None
+    try:
+        return make_ismcts(seed, params)
+    except ValueError as e:  # ConfigError too
+        raise AgentSpecError(str(e)) from None
+
+
 AGENTS: dict[str, Callable[[int, dict[str, Any]], Agent]] = {
     "random": _make_random,
     "heuristic": _make_heuristic,
     "search": _make_search,
     "split": _make_split,
     "netsearch": _make_netsearch,
+    "ismcts": _make_ismcts,
 }
 
 

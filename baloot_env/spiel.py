@@ -17,9 +17,14 @@ The game:
   (R7; reward mode ``"points"``): zero-sum, 0 for a thrown-in deal (R3.5).
 - **Observations** (``observation_tensor``, 697 floats): the seat's own view, exactly the
   PettingZoo env's ``observation`` (``observation.encode``, R11.3); ``observation_string``: the
-  seat's view as text. **Information state** (perfect recall, ``information_state_string``): the
-  seat's first five cards, the turned card and every action it has seen, in order (its own
-  cards, everybody's calls and played cards; never another seat's hand).
+  seat's view as text. **Information state** (``information_state_string``): the seat's whole
+  ``PlayerView`` as JSON (``PlayerView.to_struct``): its cards and every public action in order
+  (the calls, the cards of every trick), never another seat's hand. Which five of its cards the
+  seat was dealt first is left out: no rule or choice depends on it once the stock is dealt, and
+  so every world a search samples for the seat has the same information state.
+- **Worlds**: ``world_state`` builds the state of given hands with a view's public actions
+  replayed (``deck_of_hands``: a deck that deals them), which is how a search resamples what a
+  seat cannot see (``agents/ismcts.py``).
 - **Parameters**: ``dealer`` (0-3) and every switch of ``RuleConfig`` by its field name
   (``sun_double``, ``projects``, ``doubling``, ...), as OpenSpiel game parameters:
   ``pyspiel.load_game("python_baloot", {"projects": False})``.
@@ -32,6 +37,7 @@ own ``random_sim_test``).
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 import numpy as np
@@ -40,12 +46,13 @@ import pyspiel
 from baloot_env.actions import NUM_ACTIONS, action_name
 from baloot_env.cards import NUM_CARDS, card_name, cards_of
 from baloot_env.config import from_mapping
-from baloot_env.deal import deal_of_deck
+from baloot_env.deal import SECOND_SHARE, deal_of_deck
 from baloot_env.hand import HandState
 from baloot_env.observation import OBS_SIZE, encode
 from baloot_env.rewards import Reward, hand_rewards
 from baloot_env.rules import RuleConfig
-from baloot_env.seats import NUM_SEATS
+from baloot_env.seats import NUM_SEATS, next_seat
+from baloot_env.view import PlayerView
 
 GAME_NAME = "python_baloot"
 POINTS = Reward("points")
@@ -175,16 +182,49 @@ class BalootObserver:
     def string_from(self, state: BalootState, player: int) -> str:
         if state.hand is None:
             return f"seat {player}: dealing"
-        start = state.hand.deal.hands[player] if state.hand.deal is not None else ()
-        if self.perfect_recall:  # what the seat has seen, in order
-            seen = " ".join(f"{s}:{action_name(a)}" for s, a in state.played)
-            return f"seat {player} dealt {' '.join(card_name(c) for c in start)} turned {card_name(state.hand.deal.turned)} | {seen}"
+        if self.perfect_recall:  # the seat's whole view, in order (module docstring)
+            return json.dumps(PlayerView.from_state(state.hand, player).to_struct(), sort_keys=True)
         hand = " ".join(card_name(c) for c in cards_of(state.hand.hands[player]))
         return f"seat {player} {state.hand.phase} hand {hand} | " + " ".join(
             f"{s}:{action_name(a)}" for s, a in state.played
         )
 
 
+def public_actions(view: PlayerView) -> list[int]:
+    """Every player action of the hand so far, in order: the bids (R3), the doubling calls (R4),
+    then the cards of each trick and of the trick on the table (R5)."""
+    out = [a for _, _, a in view.bids] + [a for _, a in view.doubling_calls]
+    for _, cards, _ in view.tricks:
+        out += cards
+    return out + list(view.trick_cards)
+
+
+def deck_of_hands(dealer: int, turned: int, caller: int, full_hands: list[int]) -> list[int]:
+    """A deck (``deal_of_deck``'s order) that deals each seat its 8 cards ``full_hands`` once
+    ``caller`` holds the contract (R2.3): each seat's first five, the turned card, then the stock
+    in its dealing order (the caller's two besides the turned card, three to each other seat).
+    Which of a seat's cards came first is this function's choice (module docstring)."""
+    first: list[list[int]] = []
+    shares: list[list[int]] = []
+    for seat in range(NUM_SEATS):
+        cards = [c for c in cards_of(full_hands[seat]) if c != turned]
+        k = SECOND_SHARE - 1 if seat == caller else SECOND_SHARE
+        first.append(cards[: len(cards) - k])
+        shares.append(cards[len(cards) - k :])
+    stock = [c for i in range(1, NUM_SEATS + 1) for c in shares[next_seat(dealer, i)]]
+    return [c for hand in first for c in hand] + [turned] + stock
+
+
+def world_state(game: BalootGame, deck: list[int], actions: list[int]) -> BalootState:
+    """The state of ``game`` dealt from ``deck`` with ``actions`` played (each checked by the engine)."""
+    state = game.new_initial_state()
+    for card in deck:
+        state.apply_action(card)
+    for action in actions:
+        state.apply_action(action)
+    return state
+
+
 pyspiel.register_game(GAME_TYPE, BalootGame)
 
-__all__ = ["GAME_NAME", "BalootGame", "BalootState"]
+__all__ = ["GAME_NAME", "BalootGame", "BalootState", "deck_of_hands", "public_actions", "world_state"]

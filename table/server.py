@@ -103,7 +103,7 @@ def agent_choices(extra: list[str] | None = None) -> dict[str, str]:
     """Agents a seat may be given: name -> ``make_agent`` spec (the champion first)."""
     choices = {"champion": CHAMPION}
     for name in known_agents():
-        if name != "split":
+        if name not in ("split", "ismcts"):  # split needs params; ismcts is a research baseline, slow and optional
             choices[name] = name
     for path in extra or []:
         resolve_spec(path)  # a bad bundle is refused at start, with the registry's message
