@@ -28,6 +28,7 @@ def test_action_names_go_both_ways():
             parse_action(bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", [RuleConfig(), RuleConfig(projects=False, sun_double=True, doubling=True)])
 def test_the_heuristic_plays_the_same_from_the_json_view(rules):
     rng = random.Random(11)
