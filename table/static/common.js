@@ -18,7 +18,7 @@ const I18N = {
     status: { bot: "bot", human: "", autopilot: "autopilot", hold: "connection lost", away: "bot (away)", left: "left: bot" },
     seats: ["You", "Right", "Partner", "Left"],
     ui: {
-      us: "Us", them: "Them", turn: "Your turn", waitingFor: "Waiting for", toAct: "to play", toCall: "to call",
+      us: "Us", them: "Them", turn: "Your turn", waitingFor: "Waiting for", toAct: "to play", toCall: "to call", thinking: "thinking\u2026",
       takeOver: "Take over", leave: "Leave the table", autopilot: "The table is playing for you after three timeouts.",
       reconnecting: "Connection lost: reconnecting\u2026", handOver: "Hand over", matchOver: "Match over",
       won: "won", lost: "lost", thrown: "Thrown in: everybody passed", kaboot: "Kaboot", baloot: "Baloot",
@@ -231,7 +231,7 @@ const I18N = {
     status: { bot: "\u0622\u0644\u064a", human: "", autopilot: "\u0644\u0639\u0628 \u062a\u0644\u0642\u0627\u0626\u064a", hold: "\u0627\u0646\u0642\u0637\u0639 \u0627\u0644\u0627\u062a\u0635\u0627\u0644", away: "\u0622\u0644\u064a (\u063a\u0627\u0626\u0628)", left: "\u0627\u0646\u0633\u062d\u0628: \u0622\u0644\u064a" },
     seats: ["\u0623\u0646\u062a", "\u064a\u0645\u064a\u0646", "\u0627\u0644\u0634\u0631\u064a\u0643", "\u064a\u0633\u0627\u0631"],
     ui: {
-      us: "\u0644\u0646\u0627", them: "\u0644\u0647\u0645", turn: "\u062f\u0648\u0631\u0643", waitingFor: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631", toAct: "", toCall: "",
+      us: "\u0644\u0646\u0627", them: "\u0644\u0647\u0645", turn: "\u062f\u0648\u0631\u0643", waitingFor: "\u0628\u0627\u0646\u062a\u0638\u0627\u0631", toAct: "", toCall: "", thinking: "\u064a\u0641\u0643\u0651\u0631\u2026",
       takeOver: "\u0627\u0633\u062a\u0644\u0645", leave: "\u0627\u0646\u0633\u062d\u0628", autopilot: "\u0627\u0644\u0637\u0627\u0648\u0644\u0629 \u062a\u0644\u0639\u0628 \u0639\u0646\u0643 \u0628\u0639\u062f \u062b\u0644\u0627\u062b \u0645\u0647\u0644\u0627\u062a.",
       reconnecting: "\u0627\u0646\u0642\u0637\u0639 \u0627\u0644\u0627\u062a\u0635\u0627\u0644: \u062c\u0627\u0631\u064d \u0627\u0644\u0625\u0639\u0627\u062f\u0629\u2026", handOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u062c\u0648\u0644\u0629", matchOver: "\u0627\u0646\u062a\u0647\u062a \u0627\u0644\u0635\u0643\u0629",
       won: "\u0641\u0627\u0632", lost: "\u062e\u0633\u0631", thrown: "\u0645\u0631\u0648\u0633\u0629: \u0627\u0644\u0643\u0644 \u0628\u0633", kaboot: "\u0643\u0628\u0648\u062a", baloot: "\u0628\u0644\u0648\u062a",

@@ -167,6 +167,10 @@ function render() {
     if (S.dealer === seat) title.append(el("span", { class: "chip", title: tr("dealer") }, tr("dealerChip")));
     const st = t.status[S.status[seat]];
     if (st) title.append(el("span", { class: "status " + S.status[seat] }, st));
+    const botPlays = ["bot", "autopilot", "away", "left"].includes(S.status[seat]);
+    if (botPlays && S.to_act === seat && !S.gathering && ["bidding", "doubling", "play"].includes(S.phase)) {
+      title.append(el("span", { class: "thinking", id: `thinking-${seat}` }, tr("thinking"))); // a bot is deciding
+    }
     box.append(title);
     if (S.clock && S.clock.seat === seat && S.clock.left !== null && S.phase !== "done") {
       box.append(el("div", { class: "clock" }, el("div", { class: "bar", id: `clock-bar-${seat}` }), el("span", { id: `clock-${seat}` })));
