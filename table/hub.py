@@ -19,13 +19,18 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 import threading
 from typing import Any
 
 from agents.base import Agent
 from agents.registry import make_agent
+from agents.rule_based.heuristic import HeuristicAgent
+from baloot_env.cards import NUM_SEATS
+from baloot_env.deal import random_deal
 from baloot_env.errors import IllegalActionError
+from baloot_env.hand import BIDDING, PLAY, HandState
 from baloot_env.view import PlayerView
 from baloot_io.reading import parse_json
 from table.clocks import Clock
@@ -38,6 +43,23 @@ MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
 QUEUE_LIMIT = 512  # messages waiting for a slow client before it is dropped
 FAST_AGENTS = ("random", "heuristic")
 HEARTBEAT_SECONDS = 0.5  # real seconds between the server's heartbeats (R10.4: a crash gives a clock back at most this)
+
+
+WARM_SEED = 7  # the seeded hand whose decisions warm a slow agent
+
+
+def warm_views() -> list[PlayerView]:
+    """A bid, then a card decision with a choice, of one seeded hand of ``heuristic`` players:
+    the calls and the card play a slow agent compiles on its first moves."""
+    agents = [HeuristicAgent(s) for s in range(NUM_SEATS)]
+    state = HandState(random_deal(random.Random(WARM_SEED)))
+    out: list[PlayerView] = []
+    while state.result is None and len(out) < 2:
+        view = PlayerView.from_state(state, state.to_act)
+        if (not out and state.phase == BIDDING) or (out and state.phase == PLAY and len(view.legal_actions) > 1):
+            out.append(view)
+        state.apply(agents[state.to_act].act(view))
+    return out
 
 
 SAVED_WALL = "saved_wall"  # a room's saved state: the wall time of the save (``ran_after_save``)
@@ -102,6 +124,7 @@ class Hub:
         self.heartbeat: asyncio.Task[Any] | None = None
         self.agents: dict[str, Agent] = {}
         self.agent_locks: dict[str, threading.Lock] = {}
+        self.warming: dict[str, threading.Thread] = {}  # by spec: the thread that warms a slow agent
         self.moves = 0  # moves applied by this hub (the load test reads it)
         self.running = False
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -160,12 +183,33 @@ class Hub:
             self.agent_locks[spec] = threading.Lock()
         return self.agents[spec]
 
+    def warm(self, spec: str) -> None:
+        """Start the agent's first decisions in a thread, once per spec, when a table opens: a
+        search's first call compiles its kernels (tens of seconds on a busy machine), which
+        would otherwise fall on the first person who waits for the bot."""
+        if spec in FAST_AGENTS or spec in self.warming:
+            return
+        agent, lock = self.agents[spec], self.agent_locks[spec]
+
+        def run() -> None:
+            with lock:  # a real move waits for the warm-up, then finds the kernels ready
+                for view in warm_views():
+                    try:
+                        agent.act(view)
+                    except Exception as e:  # a broken agent is reported when it plays, not here
+                        log.warning("agent %s failed while warming up: %s", spec, e)
+                        return
+
+        self.warming[spec] = threading.Thread(target=run, name=f"warm {spec}", daemon=True)
+        self.warming[spec].start()
+
     # ------------------------------------------------------------------ rooms
     def create(self, config: RoomConfig, creator: int | None) -> tuple[Room, dict[str, str]]:
         """A new room; returns it and its tokens: ``seat`` (the creator's), ``invite`` (when a
         seat is left for someone else), ``watch`` (a table without persons)."""
         for seat in config.seats:
             self.agent(seat.agent)  # load (and verify) every agent before the room exists
+            self.warm(seat.agent)
         room_id = secrets.token_urlsafe(9)
         now = self.clock.now()
         room = Room(room_id, config, now)

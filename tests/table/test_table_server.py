@@ -468,3 +468,23 @@ def test_a_rematch_needs_a_players_token_and_a_finished_match(server):
     status, r = post(f"{server.url}/api/rooms/nosuch/rematch", {"token": room["token"]})
     assert status == 404
     assert len(server.app.state.hub.rooms) == 1  # no table was made
+
+
+def test_a_table_with_a_search_bot_warms_it_once_and_fast_bots_need_no_warming(server):
+    """Issue 49, goal 4: opening a table starts its slow bots' first decisions (a bid and a card
+    with a choice, ``hub.warm_views``) in a thread, once per agent, so the first person to wait
+    on the bot does not wait for its compilation."""
+    from baloot_env.hand import BIDDING, PLAY
+    from table.hub import warm_views
+
+    hub = server.app.state.hub
+    new_room(server, ["me", "heuristic", "heuristic", "heuristic"])
+    assert hub.warming == {}  # the heuristic answers in microseconds
+    new_room(server, ["me", "search", "heuristic", "search"])
+    thread = hub.warming["search"]
+    new_room(server, ["me", "search", "random", "random"])
+    assert hub.warming["search"] is thread  # once per agent
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    views = warm_views()
+    assert [v.phase for v in views] == [BIDDING, PLAY] and len(views[1].legal_actions) > 1
