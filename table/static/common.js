@@ -51,6 +51,19 @@ const I18N = {
       inviteFriend: "invite a friend",
       sendLink: "Send this private link to the players you invite:",
       goSeat: "Go to your seat",
+      err_bad_token: "This link does not open a seat at this table.",
+      err_full: "Every seat at this table is taken.",
+      err_left: "You left this table: a bot plays your seat until the match ends.",
+      err_no_table: "There is no such table (it may have ended).",
+      err_not_started: "The game has not started: seats are still open.",
+      err_over: "The match is over.",
+      err_gathering: "The last trick is being gathered: your turn comes in a moment.",
+      err_stale: "The table moved on before your move arrived: look again.",
+      err_not_your_turn: "It is not your turn.",
+      err_illegal: "That move is not allowed now.",
+      err_not_your_seat: "You are watching: only the players move.",
+      err_too_large: "That message was too large.",
+      err_malformed: "That message was not understood.",
       yourTables: "Your tables",
       yourTablesIntro: "Tables this browser holds a seat at: back to your seat whenever you like.",
       tableOf: "Table {0}",
@@ -264,6 +277,19 @@ const I18N = {
       inviteFriend: "ادعُ صديقًا",
       sendLink: "أرسل هذا الرابط الخاص لمن تدعوه:",
       goSeat: "اذهب إلى مقعدك",
+      err_bad_token: "هذا الرابط لا يفتح مقعدًا في هذه الطاولة.",
+      err_full: "كل المقاعد في هذه الطاولة مشغولة.",
+      err_left: "غادرت هذه الطاولة: تلعب الآلة مكانك حتى نهاية الصكة.",
+      err_no_table: "لا توجد طاولة بهذا الرابط (ربما انتهت).",
+      err_not_started: "لم تبدأ اللعبة بعد: ما زالت مقاعد فارغة.",
+      err_over: "انتهت الصكة.",
+      err_gathering: "تُجمع الأكلة الأخيرة: يأتي دورك بعد لحظة.",
+      err_stale: "تقدّمت الطاولة قبل وصول حركتك: انظر مجددًا.",
+      err_not_your_turn: "ليس دورك.",
+      err_illegal: "هذه الحركة غير مسموحة الآن.",
+      err_not_your_seat: "أنت تشاهد: اللاعبون وحدهم يتحركون.",
+      err_too_large: "الرسالة كبيرة جدًا.",
+      err_malformed: "لم تُفهم الرسالة.",
       yourTables: "طاولاتك",
       yourTablesIntro: "طاولات لك فيها مقعد في هذا المتصفح: ارجع إلى مقعدك متى شئت.",
       tableOf: "طاولة {0}",
@@ -588,6 +614,12 @@ function contractLabel(contract, trump) {
 }
 
 // A page's error line (#error): an Error's message or a text; nothing hides it.
+// A server refusal's words in the page's language, by its code (the server's own message, in
+// English and for developers, is the fallback for a code the page does not know).
+function refusal(code, message) {
+  return T().ui["err_" + code] ?? I18N.en.ui["err_" + code] ?? message;
+}
+
 function showError(e) {
   const box = document.getElementById("error");
   box.hidden = !e;

@@ -51,7 +51,7 @@ function connect() {
         score: S.match ? S.match.score : null, over: !!S.match_result });
       render();
     } else if (m.type === "error") {
-      showError(m.message);
+      showError(refusal(m.code, m.message));
       if (m.code === "bad_token" || m.code === "no_table") {
         fatal = true;
         dropSeat(ROOM, PARTS[1]); // a seat the server does not know is not listed again

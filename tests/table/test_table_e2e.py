@@ -470,6 +470,18 @@ def test_the_lobby_offers_the_bots_weakest_first_by_what_they_are(server, page):
     assert page.locator("#rel-1").input_value() == "heuristic"  # the server's default (this test server's)
 
 
+def test_a_refusal_is_in_the_pages_language_without_rule_numbers(server, page):
+    """Issue 49, smaller points: the server refuses by code; the page says it in its language."""
+    room = new_room(server)
+    page.goto(server.url + f"/t/{room['room']}#not-a-token")
+    expect(page.locator("#error")).to_contain_text("This link does not open a seat at this table", timeout=WAIT)
+    page.evaluate("localStorage.setItem('baloot-lang', 'ar')")
+    page.goto(server.url + "/")  # a new page load, in Arabic
+    page.goto(server.url + f"/t/{room['room']}#still-not-a-token")
+    expect(page.locator("#error")).to_contain_text("هذا الرابط لا يفتح مقعدًا", timeout=WAIT)
+    assert not re.search(r"R\d", page.locator("#error").inner_text())
+
+
 def test_a_double_click_on_start_makes_one_room(server, page):
     """Issue 49, smaller points: the Start button is spent by its first click."""
     page.goto(server.url + "/")
