@@ -101,6 +101,17 @@ document.getElementById("prev").onclick = () => go(AT - 1);
 document.getElementById("next").onclick = () => go(AT + 1);
 document.getElementById("last").onclick = () => go(FRAMES.length - 1);
 document.getElementById("step").oninput = (e) => go(Number(e.target.value));
+// The arrow keys step too (Home and End jump), except while typing in a field; in Arabic the
+// page runs right to left, so "forward" is the left arrow there.
+document.addEventListener("keydown", (e) => {
+  if (!FRAMES.length || ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName) && document.activeElement.id !== "step") return;
+  const forward = T().dir === "rtl" ? "ArrowLeft" : "ArrowRight";
+  const back = T().dir === "rtl" ? "ArrowRight" : "ArrowLeft";
+  const to = { [forward]: AT + 1, [back]: AT - 1, Home: 0, End: FRAMES.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  go(to);
+});
 document.getElementById("view").onchange = (e) => HAND && openHand(HAND.id, e.target.value).catch(showError);
 window.render = render;
 loadList().catch(showError);

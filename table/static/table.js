@@ -271,8 +271,12 @@ function render() {
   lt.replaceChildren();
   if (S.last_trick) {
     lt.append(el("h3", {}, `${tr("lastTrick")} \u2192 ${seatName(S.last_trick.winner)}`));
-    const row = el("div", { class: "mini-hand" });
-    for (const [, name] of S.last_trick.cards) row.append(cardEl(name, { small: true }));
+    const row = el("div", { class: "mini-hand last-trick-cards" });
+    for (const [seat, name] of S.last_trick.cards) {
+      // each card with the seat that played it
+      const who = WATCH ? seatName(seat) : T().seats[rel(seat)]; // You, Right, Partner, Left
+      row.append(el("figure", { class: "played-by", "data-seat": seat }, cardEl(name, { small: true }), el("figcaption", {}, who)));
+    }
     lt.append(row);
   }
   renderResult(myTeam);

@@ -569,6 +569,26 @@ def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     assert "Bidding, round 1" in log and "(2)" not in log
 
 
+def test_the_last_trick_names_who_played_each_card(server, page):
+    """Issue 49, smaller points: the last-trick panel shows each card with its seat."""
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    for _ in range(60):  # calls, then cards, until a trick is done
+        page.wait_for_selector("button.call, button.card.legal", timeout=WAIT)
+        if page.locator("#last-trick .played-by").count():
+            break
+        (
+            page.locator('button.call[data-action="37"]').or_(page.locator("button.call, button.card.legal")).first
+        ).click()
+        page.wait_for_timeout(60)
+    figures = page.locator("#last-trick .played-by")
+    expect(figures).to_have_count(4)
+    seats = figures.evaluate_all("fs => fs.map(f => Number(f.dataset.seat))")
+    assert sorted(seats) == [0, 1, 2, 3]
+    captions = page.locator("#last-trick figcaption").all_inner_texts()
+    assert [captions[seats.index(s)] for s in range(4)] == ["You", "Right", "Partner", "Left"]
+
+
 def test_a_reload_reconnects_to_the_same_seat(server, page):
     room = new_room(server)
     page.goto(server.url + room["url"])
@@ -751,3 +771,11 @@ def test_watch_mode_and_a_replay(server, page, clock, shots):
     assert page.locator("#trick .card").count() == 4 and page.locator(".seat.takes").count() == 1
     page.click("#next")  # the next lead gathers it
     assert page.locator("#trick .card").count() == 1 and page.locator("#trick .card.winner").count() == 0
+    at = int(page.locator("#step-label").inner_text().split(" /")[0])
+    page.keyboard.press("ArrowRight")  # the arrow keys step too
+    expect(page.locator("#step-label")).to_contain_text(f"{at + 1} /")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#step-label")).to_contain_text(f"{at - 1} /")
+    page.keyboard.press("Home")
+    expect(page.locator("#step-label")).to_contain_text("0 /")
