@@ -64,6 +64,7 @@ const I18N = {
       err_not_your_seat: "You are watching: only the players move.",
       err_too_large: "That message was too large.",
       err_malformed: "That message was not understood.",
+      loading: "Loading\u2026",
       yourTables: "Your tables",
       yourTablesIntro: "Tables this browser holds a seat at: back to your seat whenever you like.",
       tableOf: "Table {0}",
@@ -290,6 +291,7 @@ const I18N = {
       err_not_your_seat: "أنت تشاهد: اللاعبون وحدهم يتحركون.",
       err_too_large: "الرسالة كبيرة جدًا.",
       err_malformed: "لم تُفهم الرسالة.",
+      loading: "جارٍ التحميل\u2026",
       yourTables: "طاولاتك",
       yourTablesIntro: "طاولات لك فيها مقعد في هذا المتصفح: ارجع إلى مقعدك متى شئت.",
       tableOf: "طاولة {0}",
@@ -489,7 +491,9 @@ function tr(key, ...args) {
 }
 function agentName(name) {
   // the offered agents by their names in the page's language; a bundle keeps its folder's name
-  return T().ui["agent_" + name] ?? name;
+  // (a shipped one, policies/NAME, its name alone)
+  const short = String(name).startsWith("policies/") ? String(name).slice("policies/".length) : name;
+  return T().ui["agent_" + short] ?? short;
 }
 function playerName(name, bot) {
   // a bot by its agent's name in the page's language; a person's name isolated, so that its

@@ -370,7 +370,17 @@ def test_the_leaderboard_shows_the_bots_ladder_and_each_person_scored_in_duplica
     mean = person["mean_d"]
     assert cells[3] == ("+" if mean >= 0 else "\u2212") + f"{abs(mean):.2f}"  # one hand: no interval yet
     assert cells[5] == "heuristic 1"
+    assert "policies/" not in page.locator("body").inner_text()  # a shipped bundle by its name alone
     page.screenshot(path=str(shots / "table_leaderboard.png"), full_page=True)
+
+
+def test_the_leaderboard_says_it_is_loading_until_its_figures_come(server, page):
+    """Issue 49, smaller points: no blank page while the board is fetched."""
+    page.route("**/api/leaderboard", lambda route: page.wait_for_timeout(600) or route.continue_())
+    page.goto(server.url + "/leaderboard", wait_until="domcontentloaded")
+    expect(page.locator("#agents-note")).to_have_text("Loading\u2026")
+    expect(page.locator("tr.agent").first).to_be_visible(timeout=WAIT)
+    expect(page.locator("#agents-note")).not_to_have_text("Loading\u2026")
 
 
 QAID_CELLS = """() => [...document.querySelectorAll('.qaid-box table.qaid tr')].slice(1).map(
