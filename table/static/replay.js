@@ -22,6 +22,20 @@ async function loadList() {
 }
 function renderList() {
   if (!LIST) return;
+  if (!ROOM) {
+    // from the lobby: the replays of the tables this browser holds a seat at, then the hands an
+    // evaluation stored (for developers; the panel shows only when there are some)
+    const mine = heldSeats().filter((s) => s.kind === "t");
+    document.getElementById("my-replays").hidden = mine.length === 0;
+    document.getElementById("my-replays-list").replaceChildren(...mine.map((s) => el("li", {},
+      el("a", { href: `/replay#room=${s.room}&token=${encodeURIComponent(s.token)}`, class: "my-replay" }, tr("tableOf", s.room.slice(0, 6))))));
+    document.getElementById("stored").hidden = LIST.hands.length === 0 && mine.length > 0;
+    if (!LIST.hands.length) {
+      document.getElementById("list-note").textContent = tr("noReplays");
+      document.getElementById("hands").replaceChildren();
+      return;
+    }
+  }
   document.getElementById("list-note").textContent = tr(ROOM ? "yourHands" : "evalHands");
   const table = document.getElementById("hands");
   table.replaceChildren(el("tr", {}, ...["colId", "colHand", "colResult", "colD"].map((h) => el("th", {}, tr(h))), el("th", {})));
@@ -114,4 +128,5 @@ document.addEventListener("keydown", (e) => {
 });
 document.getElementById("view").onchange = (e) => HAND && openHand(HAND.id, e.target.value).catch(showError);
 window.render = render;
+window.addEventListener("hashchange", () => location.reload()); // another table's replays
 loadList().catch(showError);

@@ -729,6 +729,26 @@ def test_replays_open_in_a_new_tab_and_the_seat_stays_the_players(server, page):
     replays.close()
 
 
+def test_the_lobbys_replays_list_your_tables_not_a_developer_note(server, page):
+    """Issue 49, smaller points: from the lobby, Replays lists the tables this browser holds a
+    seat at, each opening that table's hands; with none, a player's sentence."""
+    page.goto(server.url + "/replay")
+    expect(page.locator("#list-note")).to_have_text(
+        "The finished hands of the tables you play will be here.", timeout=WAIT
+    )
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    play_a_hand(server, page, room["room"])
+    page.goto(server.url + "/")
+    page.click('a[href="/replay"]')
+    link = page.locator("a.my-replay")
+    expect(link).to_have_count(1, timeout=WAIT)
+    expect(page.locator("#stored")).to_be_hidden()  # no evaluation stored hands here
+    link.click()
+    expect(page.locator("button.open")).not_to_have_count(0, timeout=WAIT)
+    expect(page.locator("#list-note")).to_have_text("The finished hands of your table.")
+
+
 def test_a_thrown_in_hand_is_saved_on_the_score_sheet(server, page):
     """A hand every seat passed twice (R3.5): its row is saved with no points, whatever the
     raw-points field held, and the next hand can be a contract again."""
