@@ -24,10 +24,31 @@ from baloot_env.view import PlayerView
 SUITS = "SHDC"
 
 
+RED_SUITS = (1, 2)  # hearts and diamonds (R1.2: S=0 H=1 D=2 C=3)
+
+
+def suit_order(present: set[int], trump: int) -> list[int]:
+    """The suits of a hand in display order: trump first, then the colours alternating wherever
+    the suits held allow (black, red, black, red), as players sort their cards."""
+    rest: list[int] = [s for s in (0, 1, 3, 2) if s in present]  # spades, hearts, clubs, diamonds
+    order = [trump] if trump in rest else []
+    rest = [s for s in rest if s not in order]
+    while rest:
+        if order:
+            red = order[-1] not in RED_SUITS  # the other colour
+        else:  # start with the colour held in more suits, so that the other one falls between
+            reds = sum(s in RED_SUITS for s in rest)
+            red = reds > len(rest) - reds
+        pick = next((s for s in rest if (s in RED_SUITS) == red), rest[0])
+        order.append(pick)
+        rest.remove(pick)
+    return order
+
+
 def _hand_order(cards: list[int], trump: int) -> list[str]:
-    """A hand sorted for display: by suit (trump first), then strongest first within a suit."""
-    suit_rank = {s: (0 if s == trump else 1 + i) for i, s in enumerate((0, 2, 3, 1))}  # S D C H alternates colours
-    ordered = sorted(cards, key=lambda c: (suit_rank[c >> 3], -strength(c, trump)))
+    """A hand sorted for display: by suit (``suit_order``), then strongest first within a suit."""
+    rank = {s: i for i, s in enumerate(suit_order({c >> 3 for c in cards}, trump))}
+    ordered = sorted(cards, key=lambda c: (rank[c >> 3], -strength(c, trump)))
     return [card_name(c) for c in ordered]
 
 
