@@ -280,6 +280,7 @@ function render() {
     lt.append(row);
   }
   renderResult(myTeam);
+  renderHandEnd(myTeam);
   tickClock();
 }
 
@@ -321,6 +322,40 @@ function renderMatchEnd(myTeam) {
   const score = WATCH ? `${m.score[0]} \u2013 ${m.score[1]}` : `${tr("us")} ${m.score[myTeam]} \u2013 ${m.score[1 - myTeam]} ${tr("them")}`;
   document.body.append(el("div", { class: "match-end", id: "match-end" }, el("h2", {}, title), el("p", { class: "big" }, score),
     el("p", {}, WATCH ? null : again, " ", el("a", { href: "/", id: "to-lobby" }, tr("toLobby"))), note));
+}
+
+// The hand-end sheet: when a hand ends, its result and the running list of hands (the score
+// sheet of the match so far, the نشرة) over the table, until tapped or for a few seconds.
+const HAND_END_SECONDS = 6;
+let handEndShown = null; // how many hands the sheet has been shown for
+let handEndTimer = null;
+function renderHandEnd(myTeam) {
+  const sheet = document.getElementById("hand-end");
+  const n = (S.results || []).length;
+  if (handEndShown === null) handEndShown = n; // a page opened mid-match shows no old hand
+  if (!S.last_result || n === 0 || n === handEndShown) {
+    if (!S.last_result) sheet.hidden = true;
+    return;
+  }
+  handEndShown = n;
+  const r = S.last_result;
+  const summary = r.contract === null ? tr("thrown")
+    : `${contractLabel(r.contract, r.trump === null ? null : SUITS[r.trump])} ${tr("contractBy")} ${seatName(r.caller)}` +
+      ` · ${r.callers_won ? tr("won") : tr("lost")}` + (r.kaboot ? ` · ${tr("kaboot")}` : "");
+  const names = [tr("us"), tr("them")];
+  const rows = S.results.map((score, i) => el("tr", { class: "hand-row" }, el("td", {}, i + 1), el("td", {}, score[myTeam]), el("td", {}, score[1 - myTeam])));
+  const total = [0, 1].map((k) => S.results.reduce((sum, score) => sum + score[k === 0 ? myTeam : 1 - myTeam], 0));
+  sheet.replaceChildren(
+    el("h3", {}, `${tr("handOver")} #${n}`),
+    el("p", {}, summary),
+    el("p", { class: "hand-end-score" }, `${names[0]} +${r.score[myTeam]} · ${names[1]} +${r.score[1 - myTeam]}`),
+    el("table", { class: "sheet hands-list" }, el("tr", {}, el("th", {}, "#"), el("th", {}, names[0]), el("th", {}, names[1])), ...rows,
+      el("tr", { class: "total" }, el("td", {}, tr("total")), el("td", {}, total[0]), el("td", {}, total[1]))),
+    el("p", { class: "muted" }, tr("tapToClose")));
+  sheet.hidden = false;
+  sheet.onclick = () => { sheet.hidden = true; };
+  clearTimeout(handEndTimer);
+  handEndTimer = setTimeout(() => { sheet.hidden = true; }, HAND_END_SECONDS * 1000);
 }
 
 function renderResult(myTeam) {

@@ -579,6 +579,23 @@ def test_a_timeout_plays_a_move_for_the_player(server, page, clock, shots):
     assert "Bidding, round 1" in log and "(2)" not in log
 
 
+def test_a_hand_ends_with_a_sheet_of_the_hands_so_far_that_a_tap_closes(server, page):
+    """Issue 49, goal 3: when a hand ends, a sheet over the table shows its result and the running
+    list of the match's hands with their totals, until tapped (or a few seconds)."""
+    room = new_room(server)
+    page.goto(server.url + room["url"])
+    play_a_hand(server, page, room["room"])
+    sheet = page.locator("#hand-end")
+    expect(sheet).to_be_visible(timeout=WAIT)
+    expect(sheet.locator("tr.hand-row")).to_have_count(1)
+    results = page.evaluate("S.results")
+    us, them = (results[0][0], results[0][1])
+    assert sheet.locator("tr.hand-row td").all_inner_texts()[1:] == [str(us), str(them)]
+    assert sheet.locator("tr.total td").all_inner_texts()[1:] == [str(us), str(them)]
+    sheet.click()
+    expect(sheet).to_be_hidden()
+
+
 def test_the_last_trick_names_who_played_each_card(server, page):
     """Issue 49, smaller points: the last-trick panel shows each card with its seat."""
     room = new_room(server)
