@@ -48,6 +48,13 @@ function syncRaw() {
   f.raw0.max = total;
   if (f.contract.value && Number(f.raw0.value) > total) f.raw0.value = total; // hokum 162 -> sun 130
   f.raw1.value = f.contract.value ? total - Number(f.raw0.value) : 0;
+  // the levels the sheet's rules allow for this contract (R4.1, R4.3, V1): up to gahwa in
+  // hokum, a Sun hand doubled once only where Sun doubling is on, none without doubling
+  const rules = (SHEET_DATA && SHEET_DATA.rules) || {};
+  const doubling = rules.doubling !== false;
+  const top = f.contract.value === "hokum" ? (doubling ? 5 : 1) : doubling && rules.sun_double ? 2 : 1;
+  for (const o of f.level.options) o.disabled = Number(o.value) > top;
+  if (Number(f.level.value) > top) f.level.value = String(top);
 }
 
 function describe(e) {
@@ -65,6 +72,9 @@ function render() {
   document.getElementById("save-row").textContent = tr(editing === null ? "add" : "save");
   const d = SHEET_DATA;
   if (!d) return;
+  // a finished match takes no new hand (a row may still be edited, or undone)
+  document.getElementById("save-row").disabled = editing === null && !!d.result;
+  syncRaw();
   const teams = d.teams;
   document.getElementById("title").textContent = `${teams[0]} \u2013 ${teams[1]}`;
   for (const t of [0, 1]) for (const x of document.querySelectorAll(".t" + t)) x.textContent = teams[t];

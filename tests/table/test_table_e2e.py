@@ -702,6 +702,8 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     page.click("#save-row")  # hokum by Lana, 120-42: 12 to 4
     expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 4 Lahum", timeout=WAIT)
     entry.locator('select[name="contract"]').select_option("sun")
+    levels = entry.locator('select[name="level"] option')
+    assert levels.evaluate_all("os => os.map(o => o.disabled)") == [False, True, True, True, True]  # R4.3
     entry.locator('select[name="caller"]').select_option("1")
     entry.locator('input[name="raw0"]').fill("58")
     entry.locator('input[name="proj1"]').fill("4")
@@ -722,6 +724,26 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     expect(page.locator("#totals")).to_contain_text("Lana 12 \u2013 18 Lahum", timeout=WAIT)
     page.click("#undo")
     expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
+
+
+def test_a_finished_sheet_takes_no_new_hand(server, page):
+    """Issue 49, smaller points: once the sheet's match is over, its Add button is off."""
+    status, sheet = post(server.url + "/api/sheets", {"rules": {"match": "hands", "hands": 5}})
+    assert status == 200, sheet
+    hand = {
+        "contract": "hokum",
+        "caller": 0,
+        "level": 1,
+        "raw": [120, 42],
+        "projects": [[], []],
+        "baloot": [0, 0],
+        "kaboot": None,
+    }
+    for _ in range(5):  # a match of five hands (R8.2)
+        assert post(f"{server.url}/api/sheets/{sheet['id']}/rows", hand)[0] == 200
+    page.goto(f"{server.url}/sheet/{sheet['id']}")
+    expect(page.locator("#winner")).to_be_visible(timeout=WAIT)
+    expect(page.locator("#save-row")).to_be_disabled()
 
 
 def test_replays_open_in_a_new_tab_and_the_seat_stays_the_players(server, page):
