@@ -106,7 +106,8 @@ def _make_split(seed: int, params: dict[str, Any]) -> Agent:
 
 
 def _make_ismcts(seed: int, params: dict[str, Any]) -> Agent:
-    try:  # needs open-spiel (the openspiel extra): imported only when named
+    try:
+        # needs open-spiel (the openspiel extra): imported only when named
         from agents.ismcts import make_ismcts
     except ImportError:
         raise AgentSpecError("agent 'ismcts' needs open-spiel: pip install -e '.[openspiel]'") from None

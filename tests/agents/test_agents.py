@@ -219,7 +219,8 @@ def test_make_agent_names_and_errors(tmp_path):
     assert isinstance(make_agent("random", 1), RandomAgent)
     assert isinstance(make_agent("heuristic"), HeuristicAgent)
     with pytest.raises(
-        AgentSpecError, match=r"unknown agent 'alphabaloot'; known agents: \[.*'heuristic', 'netsearch', 'random'"
+        AgentSpecError,
+        match=r"unknown agent 'alphabaloot'; known agents: \[.*'heuristic', 'ismcts', 'netsearch', 'random'",
     ):
         make_agent("alphabaloot")
     with pytest.raises(AgentSpecError, match="does not exist"):
