@@ -93,10 +93,6 @@ class IsmctsAgent(Agent):
     def __init__(self, seed: int = 0, config: IsmctsConfig | None = None):
         super().__init__(seed)
         self.config = config or IsmctsConfig()
-        self.game: Any = None
-
-    def reset(self, seed: int) -> None:
-        super().reset(seed)
 
     def _bot(self, game: Any) -> Any:
         state = np.random.RandomState(self.rng.getrandbits(32))
