@@ -14,7 +14,12 @@ the turn stay exactly as they were.
 Observations: ``{"observation": float32[OBS_SIZE], "action_mask": int8[42]}`` from the observing
 seat's point of view (``baloot_env.observation.PIECES``; the table of docs/environment.md is generated from
 it). The mask is exact (R9) and all zeros for a seat not to act (R11.3). Nothing another seat
-holds, nor the stock, is ever in it.
+holds, nor the stock, is ever in it. With ``observation="json"`` the dict also holds ``"json"``:
+the seat's whole view as JSON text (``PlayerView.to_struct``, by names: cards, calls, the tricks
+in order, the legal actions; its schema is ``docs/schemas/view.schema.json``), for language-model
+and scripted agents; its space is a ``Text`` of printable ASCII up to ``JSON_MAX_LENGTH``
+characters. ``"observation"`` stays the vector, so PettingZoo's tools (``api_test`` reads its
+dtype) work in both forms.
 
 State (``state()``, ``state_space``): the full-information vector a centralised critic reads,
 never an agent: ``Box(0, 1, (STATE_SIZE,), float32)`` laid out by
@@ -39,7 +44,7 @@ Episodes: ``episode="hand"`` ends after one deal (a thrown-in deal ends it with 
 terminates together; nothing is truncated.
 
 Arguments: ``env(episode="hand"|"match", rules=RuleConfig(), render_mode=None|"ansi"|"human",
-reward="diff"|"points"|"win", match_bonus=1.0)``. Reset: ``reset(seed=..., options={"deal": d})``
+reward="diff"|"points"|"win", match_bonus=1.0, observation="vector"|"json")``. Reset: ``reset(seed=..., options={"deal": d})``
 plays deal ``d`` (R2.4); ``options={"deals": [d, ...]}`` supplies a match's deals in order, then
 deals come from the seed (R11.2). Other option keys are ignored, as PettingZoo's classic envs
 ignore ``options`` (its ``api_test`` passes ``{"options": 1}``), but with a warning, because a
@@ -63,6 +68,8 @@ observations and rewards are unchanged (the golden playthroughs hold them).
 
 from __future__ import annotations
 
+import json
+import string
 from typing import Any
 
 import gymnasium
@@ -82,8 +89,14 @@ from baloot_env.observation import OBS_SIZE, STATE_SIZE, action_mask, encode, en
 from baloot_env.render import render_hand
 from baloot_env.rewards import REWARD_MODES, REWARD_SCALE, Reward
 from baloot_env.rules import RuleConfig
+from baloot_env.view import PlayerView
 
-__all__ = ["EPISODES", "REWARD_MODES", "REWARD_SCALE", "env", "raw_env"]
+OBSERVATION_FORMS = ("vector", "json")
+# The longest view as JSON text: views of random games stay under about 1,500 characters; the
+# bound leaves room for every project and call a hand can hold (tests/baloot_env/test_schema.py).
+JSON_MAX_LENGTH = 16_384
+
+__all__ = ["EPISODES", "JSON_MAX_LENGTH", "OBSERVATION_FORMS", "REWARD_MODES", "REWARD_SCALE", "env", "raw_env"]
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -103,6 +116,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; p
         render_mode: str | None = None,
         reward: str = "diff",
         match_bonus: float = 1.0,
+        observation: str = "vector",
     ):
         super().__init__()
         if episode not in EPISODES:
@@ -113,6 +127,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; p
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if rules is not None and not isinstance(rules, RuleConfig):
             raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+        if observation not in OBSERVATION_FORMS:
+            raise ValueError(f"observation must be one of {OBSERVATION_FORMS}, got {observation!r}")
+        self.observation_form = observation
         self.episode = episode
         self.rules = rules or RuleConfig()
         self.render_mode = render_mode
@@ -122,12 +139,13 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; p
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(0.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        pieces: dict[str, spaces.Space[Any]] = {
+            "observation": spaces.Box(0.0, 1.0, shape=(OBS_SIZE,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+        }
+        if observation == "json":
+            pieces["json"] = spaces.Text(JSON_MAX_LENGTH, charset=string.printable)
+        obs_space = spaces.Dict(pieces)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Space[Any]] = {
             a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
@@ -194,13 +212,16 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801 (PettingZoo naming; p
             self.render()
 
     # ------------------------------------------------------------------ observing
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
         hand = self.table.current_hand
-        return {
+        out: dict[str, Any] = {
             "observation": encode(hand, seat, self.table.context),
             "action_mask": action_mask(hand, seat),
         }
+        if self.observation_form == "json":
+            out["json"] = json.dumps(PlayerView.from_state(hand, seat, self.table.context).to_struct())
+        return out
 
     def state(self) -> np.ndarray:
         """The full-information state for a centralised critic (``state_space``; the layout is in

@@ -152,3 +152,8 @@ def deal_of_deck(order: list[int], dealer: int) -> Deal:
     hands = tuple(tuple(order[first * s : first * (s + 1)]) for s in range(NUM_SEATS))
     turned = first * NUM_SEATS  # R2.2: the 21st card is turned, the other 11 are the stock
     return Deal(dealer=dealer, hands=hands, turned=order[turned], stock=tuple(order[turned + 1 :]))
+
+
+def deck_of_deal(deal: Deal) -> list[int]:
+    """The shuffled deck that ``deal_of_deck`` deals into ``deal`` (its inverse)."""
+    return [c for hand in deal.hands for c in hand] + [deal.turned, *deal.stock]

@@ -13,7 +13,10 @@ from typing import Any
 from baloot_env.deal import Deal
 from baloot_env.hand import HandState
 from baloot_env.results import HandResult
-from baloot_env.rules import MAX_DEALS, TARGET_SCORE, RuleConfig
+from baloot_env.rules import MATCH_MODES, MAX_DEALS, TARGET_SCORE, RuleConfig
+
+HAND_EPISODE = "hand"  # a MatchContext's mode when the hand is played on its own
+CONTEXT_MODES = (HAND_EPISODE, *MATCH_MODES)
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class MatchContext:
         hands_left: in hands mode, scored hands still to play (R8.2); 0 otherwise.
     """
 
-    mode: str = "hand"
+    mode: str = HAND_EPISODE
     score: tuple[int, int] = (0, 0)
     deals_played: int = 0
     hands_left: int = 0

@@ -24,6 +24,15 @@ HANDS_CHOICES = (5, 9, 11)  # R8.2
 TIE_RULES = ("rounding", "last_digit")  # V5
 FOUR_ACES_HOKUM = ("four_hundred", "hundred")  # V7
 DEAL_ROTATIONS = ("left", "right")  # V9
+# The switches that take one of a few values, with those values (the checks below and the JSON
+# schema of ``baloot_env.schema`` read them here).
+RULE_CHOICES: dict[str, tuple[Any, ...]] = {
+    "match": MATCH_MODES,
+    "hands": HANDS_CHOICES,
+    "tie_rule": TIE_RULES,
+    "four_aces_hokum": FOUR_ACES_HOKUM,
+    "deal_rotation": DEAL_ROTATIONS,
+}
 
 
 @dataclass(frozen=True)
@@ -58,13 +67,8 @@ class RuleConfig:
         for name in ("sun_double", "projects", "doubling", "win_above", "baloot_kept"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"RuleConfig.{name} must be True or False, got {quoted(getattr(self, name))}")
-        for name, allowed in (
-            ("match", MATCH_MODES),
-            ("tie_rule", TIE_RULES),
-            ("four_aces_hokum", FOUR_ACES_HOKUM),
-            ("deal_rotation", DEAL_ROTATIONS),
-        ):
-            if getattr(self, name) not in allowed:
+        for name, allowed in RULE_CHOICES.items():
+            if name != "hands" and getattr(self, name) not in allowed:
                 raise ConfigError(f"RuleConfig.{name} must be one of {allowed}, got {quoted(getattr(self, name))}")
         # A real int: 5.0 == 5 and True == 1, but neither is a number of hands (nor JSON's int).
         if not isinstance(self.hands, int) or isinstance(self.hands, bool) or self.hands not in HANDS_CHOICES:

@@ -22,6 +22,11 @@ The game:
   (the calls, the cards of every trick), never another seat's hand. Which five of its cards the
   seat was dealt first is left out: no rule or choice depends on it once the stock is dealt, and
   so every world a search samples for the seat has the same information state.
+- **Saved hands**: a state's hand is the engine's ``HandState`` (``state.hand``), so
+  ``state.hand.to_json()`` saves it in our format (``baloot-hand-2``, ``docs/schemas/hand.schema.json``),
+  and ``state_of_json(game, data)`` makes the OpenSpiel state of a saved hand: the deck that
+  deals it (``deal.deck_of_deal``) as the chance outcomes, then its actions. OpenSpiel's own
+  ``serialize_state`` / ``deserialize_state`` work too (its history of actions).
 - **Worlds**: ``world_state`` builds the state of given hands with a view's public actions
   replayed (``deck_of_hands``: a deck that deals them), which is how a search resamples what a
   seat cannot see (``agents/ismcts.py``).
@@ -46,7 +51,7 @@ import pyspiel
 from baloot_env.actions import NUM_ACTIONS, action_name
 from baloot_env.cards import NUM_CARDS, card_name, cards_of
 from baloot_env.config import from_mapping
-from baloot_env.deal import SECOND_SHARE, deal_of_deck
+from baloot_env.deal import SECOND_SHARE, deal_of_deck, deck_of_deal
 from baloot_env.hand import HandState
 from baloot_env.observation import OBS_SIZE, encode
 from baloot_env.rewards import Reward, hand_rewards
@@ -225,6 +230,23 @@ def world_state(game: BalootGame, deck: list[int], actions: list[int]) -> Baloot
     return state
 
 
+def state_of_json(game: BalootGame, data: object) -> BalootState:
+    """The state of ``game`` holding the hand that ``HandState.to_json`` saved (module docstring).
+
+    Raises:
+        StateError: ``data`` is not a saved hand (``HandState.from_json`` says what is wrong).
+        ValueError: the hand was played under other rules, by another dealer or at a match score
+            (the game is one hand on its own, dealt by its ``dealer`` parameter).
+    """
+    hand = HandState.from_json(data)
+    if hand.rules != game.rules or hand.dealer != game.dealer or hand.match_score != (0, 0):
+        raise ValueError(
+            f"the saved hand (dealer {hand.dealer}, {hand.rules.describe()}, match score {hand.match_score}) "
+            f"is not a hand of this game (dealer {game.dealer}, {game.rules.describe()}, match score (0, 0))"
+        )
+    return world_state(game, deck_of_deal(hand.deal), hand.history)
+
+
 pyspiel.register_game(GAME_TYPE, BalootGame)
 
-__all__ = ["GAME_NAME", "BalootGame", "BalootState", "deck_of_hands", "public_actions", "world_state"]
+__all__ = ["GAME_NAME", "BalootGame", "BalootState", "deck_of_hands", "public_actions", "state_of_json", "world_state"]

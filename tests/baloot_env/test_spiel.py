@@ -13,7 +13,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="the OpenSpiel game needs open-s
 
 import baloot_env.spiel  # noqa: E402,F401  (registers python_baloot)
 from baloot_env import env  # noqa: E402
-from baloot_env.deal import deal_of_deck  # noqa: E402
+from baloot_env.deal import deal_of_deck, deck_of_deal  # noqa: E402
 
 
 def _play_both(seed: int, params: dict | None = None, rules=None) -> int:
@@ -69,8 +69,47 @@ def test_rule_parameters_and_the_dealer_reach_the_engine():
         pyspiel.load_game("python_baloot", {"dealer": 7})
 
 
-def test_openspiels_random_simulation_test_passes():
-    pyspiel.random_sim_test(pyspiel.load_game("python_baloot"), num_sims=10, serialize=False, verbose=False)
+def test_openspiels_random_simulation_test_passes_with_serialization():
+    pyspiel.random_sim_test(pyspiel.load_game("python_baloot"), num_sims=10, serialize=True, verbose=False)
+
+
+def test_deck_of_deal_is_the_inverse_of_deal_of_deck():
+    rng = random.Random(5)
+    for dealer in range(4):
+        deck = list(range(32))
+        rng.shuffle(deck)
+        assert deck_of_deal(deal_of_deck(deck, dealer)) == deck
+
+
+def test_a_saved_hand_goes_to_openspiel_and_back():
+    """Random states at every point of a hand: saved by the engine (``state.hand.to_json``), read
+    back by ``state_of_json`` into a state with the same history, strings and legal actions."""
+    from baloot_env.hand import HandState
+    from baloot_env.rules import RuleConfig
+    from baloot_env.spiel import state_of_json
+
+    rng = random.Random(8)
+    game = pyspiel.load_game("python_baloot", {"dealer": 1, "sun_double": True})
+    checked = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            back = state_of_json(game, state.hand.to_json())
+            assert back.history() == state.history() and str(back) == str(state)
+            assert back.legal_actions() == state.legal_actions()
+            for seat in range(4):
+                assert back.information_state_string(seat) == state.information_state_string(seat)
+            state.apply_action(rng.choice(state.legal_actions()))
+            checked += 1
+        done = state_of_json(game, state.hand.to_json())
+        assert done.is_terminal() and done.returns() == state.returns()
+    assert checked > 6 * 20
+    other = HandState(deal_of_deck(list(range(32)), 0), RuleConfig(sun_double=True))
+    with pytest.raises(ValueError, match="not a hand of this game"):
+        state_of_json(game, other.to_json())  # dealt by seat 0, the game's dealer is 1
 
 
 def test_openspiels_rl_environment_plays_it_from_the_seats_observations():
