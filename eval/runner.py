@@ -233,14 +233,16 @@ def run_duplicate(
     """Play deals ``lo:hi`` of ``deal_set`` in duplicate (and the match chains on them).
 
     Args:
-        spec_a, spec_b: agent specs (``agents.make_agent``: names, files, bundles,
-            ``module:factory``), or ``Agent`` objects (reset before every hand, as built ones; in
+        spec_a: agent A: a spec (``agents.make_agent``: a name, a file, a bundle,
+            ``module:factory``), or an ``Agent`` object (reset before every hand, as built ones; in
             worker processes or on Ray each gets a copy, so an object must pickle there).
+        spec_b: agent B, as ``spec_a``.
         deal_set: the deals.
         seed: seeds every hand (``duplicate.hand_seed``).
         workers: worker processes; 1 plays in this process (with ``ray``: the CPUs of a private
             local Ray).
-        lo, hi: the range of deal indices (the seeds use the index in the set).
+        lo: the first deal index played (the seeds use the index in the set).
+        hi: one past the last deal index played (None: the set's end).
         matches: also play matches to 152 on the deal sequence, at both seatings.
         progress: a tqdm bar (or log lines) on stderr.
         rules: rule variants of every hand (default RULES.md).

@@ -178,5 +178,13 @@ def documentation_pages() -> list:
     import yaml
 
     root = Path(__file__).resolve().parent.parent
+
+    def pages(items: list) -> list[str]:  # a nav entry: "page.md", {title: "page.md"} or {title: [entries]}
+        out: list[str] = []
+        for item in items:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            out += pages(value) if isinstance(value, list) else [value]
+        return out
+
     nav = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
-    return [root / "README.md", *(root / "docs" / next(iter(item.values())) for item in nav)]
+    return [root / "README.md", *(root / "docs" / page for page in pages(nav))]

@@ -17,11 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 _LADDER = re.compile(r"<!-- BEGIN GENERATED: ladder -->\n(.*?)\n<!-- END GENERATED: ladder -->", re.DOTALL)
 
 
-def test_the_readme_ladder_is_the_shipped_one():
+@pytest.mark.parametrize("page", ["README.md", "docs/ladder.md"])
+def test_the_ladder_tables_are_the_shipped_one(page):
     shipped = ladder_markdown(json.loads((ROOT / "policies" / "league.json").read_text(encoding="utf-8")))
-    found = _LADDER.search((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert found, "the README has no generated ladder section"
-    assert found.group(1) == shipped, f"the README's ladder differs from policies/league.json; it is:\n{shipped}"
+    found = _LADDER.search((ROOT / page).read_text(encoding="utf-8"))
+    assert found, f"{page} has no generated ladder section"
+    assert found.group(1) == shipped, f"{page}'s ladder differs from policies/league.json; it is:\n{shipped}"
 
 
 def test_the_config_reference_is_the_dataclasses():
@@ -58,4 +59,11 @@ def test_the_site_builds_strict(tmp_path):
         env={"NO_MKDOCS_2_WARNING": "1", "PATH": str(Path(sys.executable).parent)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    # Every object an API page names is rendered from its docstring (mkdocstrings ran on it).
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        named = re.findall(r"^::: ([\w.]+)", page.read_text(encoding="utf-8"), re.MULTILINE)
+        built = tmp_path / "site" / "api" / ("" if page.stem == "index" else page.stem) / "index.html"
+        html = built.read_text(encoding="utf-8")
+        for target in named:
+            assert f'id="{target}"' in html, f"{page.name}: {target} was not rendered"
     assert (tmp_path / "site" / "environment" / "index.html").is_file()

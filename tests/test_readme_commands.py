@@ -41,7 +41,11 @@ HOW: list[tuple[str, str, str]] = [
         "the two commands: timed on fresh clones (README); the suite is run.sh test",
     ),
     (r"^source \.venv/bin/activate$", RUN, ""),
-    (r"^python -m eval --a policies/champion --b heuristic --deals 960 --workers 2$", RUN, r"prints mean d \(A - B"),
+    (
+        r"^python -m eval --a policies/champion --b heuristic --deals 960 --workers 2$",
+        RUN,
+        r"prints mean d \(A - B, game points per deal\) +\+1\.925",  # the README shows this output
+    ),
     (
         r"^python -m eval --a heuristic --b random --deals 960 .*--json runs/demo/report\.json$",
         RUN,
@@ -85,6 +89,9 @@ HOW: list[tuple[str, str, str]] = [
     (r"^python -m table$", SERVE, "http://127.0.0.1:8000/"),
     (r"^python -m table --port 8080 ", SERVE, "http://127.0.0.1:8080/"),
     (r"^python -m table --port 8081 --league runs/demo/league\.json$", SERVE, "http://127.0.0.1:8081/leaderboard"),
+    (r"^python -m train expert label --policy policies/champion --positions 240000 ", BY_HAND, "about 20 minutes"),
+    (r"^python -m train expert fit --labels runs/x/labels\.npz ", BY_HAND, "fits the labels of the command above"),
+    (r"^python -m train curve runs/expert ", BY_HAND, "reads an expert run (hours: docs/expert-iteration.md)"),
     (r"^python -m eval league --agents random heuristic policies/champion search netsearch ", BY_HAND, "24 minutes"),
     (
         r"^python -m eval league --agents random heuristic policies/champion search netsearch sb3:",
