@@ -13,7 +13,12 @@ the seat to act (``resample``):
 - in the bidding: the other seats' first five cards and the stock uniform over the unseen ones.
 
 The world's cards are dealt by ``spiel.deck_of_hands`` and the view's public actions replayed
-(``spiel.world_state``), so the sampled state has the seat's own information state. Params:
+(``spiel.world_state``). OpenSpiel's IS-MCTS requires that every world has the seat's own
+information state, and a drawn world can miss it: the sampler meets the public projects by
+rejection and, after its ``max_tries``, returns a world anyway, whose seat may then declare other
+projects. So a world is drawn again until its information state is the seat's (``MAX_DRAWS``);
+where none is found, the search keeps the world it has (the root, whose information state is
+the seat's), counted in ``fallbacks``. Params:
 ``simulations`` (default 100), ``uct_c`` (default 2.0), ``rollouts`` (random rollouts per leaf,
 default 1). It needs ``open-spiel`` (the ``openspiel`` extra); hand episodes only (a match's
 score is not in OpenSpiel's game).
@@ -21,6 +26,8 @@ score is not in OpenSpiel's game).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -35,10 +42,12 @@ from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of, mask_of
 from baloot_env.config import from_mapping
 from baloot_env.deal import FIRST_HAND_SIZE
 from baloot_env.hand import BIDDING, PLAY
+from baloot_env.match import MatchContext
 from baloot_env.spiel import GAME_NAME, BalootState, deck_of_hands, public_actions, world_state
 from baloot_env.view import PlayerView
 
 FULL_HAND = 8  # cards a seat holds once the stock is dealt (R2.3)
+MAX_DRAWS = 100  # worlds drawn for one information state before the search keeps the one it has
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,17 @@ def sampled_world(view: PlayerView, rng: random.Random) -> tuple[list[int], list
     return deck_of_hands(view.dealer, view.turned, view.caller, full), actions
 
 
+def _hand_alone() -> dict[str, Any]:
+    """The match fields of a view of a hand played on its own (``MatchContext()``)."""
+    alone = MatchContext()
+    return {
+        "match_mode": alone.mode,
+        "match_score": alone.score,
+        "deals_played": alone.deals_played,
+        "hands_left": alone.hands_left,
+    }
+
+
 class IsmctsAgent(Agent):
     """OpenSpiel's IS-MCTS as an agent (module docstring)."""
 
@@ -93,6 +113,7 @@ class IsmctsAgent(Agent):
     def __init__(self, seed: int = 0, config: IsmctsConfig | None = None):
         super().__init__(seed)
         self.config = config or IsmctsConfig()
+        self.fallbacks = 0  # searches that kept a world for want of one with the information state
 
     def _bot(self, game: Any) -> Any:
         state = np.random.RandomState(self.rng.getrandbits(32))
@@ -101,19 +122,36 @@ class IsmctsAgent(Agent):
         bot._resampler_cb = self.resample  # OpenSpiel's hook for a game's own resampling
         return bot
 
+    def _draw(self, game: Any, view: PlayerView, key: str) -> BalootState | None:
+        """A world of ``game`` whose information state for ``view.seat`` is ``key``, or None
+        after ``MAX_DRAWS`` draws (module docstring)."""
+        for _ in range(MAX_DRAWS):
+            world = world_state(game, *sampled_world(view, self.rng))
+            if world.information_state_string(view.seat) == key:
+                return world
+        return None
+
     def resample(self, state: BalootState, player: int) -> BalootState:
-        """A fresh world for ``player`` with its information state (module docstring)."""
+        """A fresh world for ``player`` with its information state, else the root (module docstring)."""
         assert state.hand is not None
         view = PlayerView.from_state(state.hand, player)
-        deck, actions = sampled_world(view, self.rng)
-        return world_state(state.get_game(), deck, actions)
+        world = self._draw(state.get_game(), view, state.information_state_string(player))
+        if world is None:
+            self.fallbacks += 1
+            return state.clone()
+        return world
 
     def act(self, view: PlayerView) -> int:
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
         game = pyspiel.load_game(GAME_NAME, {"dealer": view.dealer, **view.rules.to_dict()})
-        deck, actions = sampled_world(view, self.rng)
-        return int(self._bot(game).step(world_state(game, deck, actions)))
+        # The game is one hand at a match score of 0 (spiel): the view as that game shows it.
+        alone = dataclasses.replace(view, **_hand_alone())
+        root = self._draw(game, alone, json.dumps(alone.to_struct(), sort_keys=True))
+        if root is None:  # no world with the seat's information state: one with its own cards and actions
+            self.fallbacks += 1
+            root = world_state(game, *sampled_world(view, self.rng))
+        return int(self._bot(game).step(root))
 
     def describe(self) -> dict[str, Any]:
         return {"agent": self.name, "params": {**self.config.__dict__}}

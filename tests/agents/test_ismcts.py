@@ -54,3 +54,55 @@ def test_ismcts_plays_in_the_evaluator_and_beats_random(tmp_path):
     spec.write_text(json.dumps({"agent": "ismcts", "params": {"simulations": 0}}))
     with pytest.raises(AgentSpecError, match="simulations"):
         make_agent(str(spec))
+
+
+def _project_positions(count: int) -> list[PlayerView]:
+    """Card-play views of random hands where another seat's projects are public (R6.2)."""
+    rng = random.Random(12)
+    heuristic = [HeuristicAgent(s) for s in range(4)]
+    found: list[PlayerView] = []
+    while len(found) < count:
+        state = HandState(random_deal(rng))
+        while state.result is None:
+            view = PlayerView.from_state(state, state.to_act)
+            public = any(view.projects[s] for s in range(4) if s != view.seat)
+            if view.phase == "play" and view.tricks and public and len(view.legal_actions) > 1:
+                found.append(view)
+                break
+            state.apply(heuristic[state.to_act].act(view))
+    return found
+
+
+def test_every_world_the_search_gets_has_the_seats_information_state(monkeypatch):
+    """OpenSpiel's IS-MCTS asserts that each world it is given has the root's information state.
+    With the sampler's project rejection switched off, most drawn worlds give a seat other
+    projects than it showed; the agent draws again or keeps its root, so the search never meets a
+    foreign world (the assertion that stopped a dev960 evaluation) and every move is legal."""
+    from agents.search_player.sampling import WorldSampler
+
+    monkeypatch.setattr(WorldSampler, "sample", lambda self, rng: self._sample_once(rng))
+    agent = IsmctsAgent(3, IsmctsConfig(simulations=12))
+    given = []
+    resample = agent.resample
+
+    def checked(state, player):
+        world = resample(state, player)
+        given.append(world.information_state_string(player) == state.information_state_string(player))
+        return world
+
+    agent.resample = checked  # the bot's hook reads the attribute when the bot is built
+    for view in _project_positions(6):
+        assert agent.act(view) in view.legal_actions
+    assert given and all(given)
+
+
+def test_a_view_inside_a_match_finds_its_worlds():
+    """A view with a match around it (a score, deals played): the game is one hand at a score of
+    0, and the worlds drawn for it match the view without falling back."""
+    import dataclasses
+
+    agent = IsmctsAgent(5, IsmctsConfig(simulations=8))
+    for view in _project_positions(3):
+        in_match = dataclasses.replace(view, match_mode="target", match_score=(96, 41), deals_played=7)
+        assert agent.act(in_match) in view.legal_actions
+    assert agent.fallbacks == 0
