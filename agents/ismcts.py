@@ -138,7 +138,8 @@ class IsmctsAgent(Agent):
         world = self._draw(state.get_game(), view, state.information_state_string(player))
         if world is None:
             self.fallbacks += 1
-            return state.clone()
+            root: BalootState = state.clone()
+            return root
         return world
 
     def act(self, view: PlayerView) -> int:
