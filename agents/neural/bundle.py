@@ -19,7 +19,10 @@ A bundle is what other programs load: a game server, an analysis notebook, the O
 ``load_policy`` verifies everything (files present, manifest intact, versions, weights
 checksum, architecture against the tensors) *before* it builds the network, refuses with a
 ``BundleError`` saying which check failed, and only then logs one line naming what it loaded:
-name, checksum and evaluation. A reference system once served a random policy for days because
+name, checksum and evaluation. Where nobody has configured logging (a person at a prompt or in a
+notebook, our commands), the line goes to stderr from the main process, so the person who loads a
+policy sees what was loaded; worker processes stay quiet, and a program that configures logging
+gets it as an INFO record of ``baloot.bundle``. A reference system once served a random policy for days because
 its loader said "model loaded" before it had verified the file; ours cannot.
 
 Loading needs torch and numpy only: this module does not import stable-baselines3.
@@ -32,6 +35,8 @@ import hashlib
 import io
 import json
 import logging
+import multiprocessing
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -406,12 +411,15 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
     net, manifest = load_net(packaged_bundle(str(path)) or path)  # policies/NAME from any folder
     if threads is not None:
         torch.set_num_threads(threads)
-    log.info(
-        "loaded policy %s from %s: weights sha256 %s, %d parameters, eval: %s",
+    line = "loaded policy {} from {}: weights sha256 {}, {} parameters, eval: {}".format(
         printable(str(manifest["name"])),
         printable(str(path)),
         manifest["weights_sha256"],
         sum(p.numel() for p in net.parameters()),
         describe_evaluations(manifest),
     )
+    if log.hasHandlers():
+        log.info(line)
+    elif multiprocessing.parent_process() is None:  # nobody configured logging: tell the person (module docstring)
+        print(line, file=sys.stderr, flush=True)
     return PolicyAgent(net, manifest, seed=seed, deterministic=deterministic)

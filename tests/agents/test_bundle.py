@@ -473,3 +473,33 @@ def test_load_policy_finds_the_shipped_champion_from_any_folder(tmp_path, monkey
     root = Path(__file__).resolve().parents[2]
     checkout = agents.load_policy(str(root / "policies" / "champion"))
     assert policy.manifest["weights_sha256"] == checkout.manifest["weights_sha256"]
+
+
+_LOAD = (
+    "import sys, multiprocessing as mp\n"
+    "import agents\n"
+    "def child():\n"
+    "    agents.load_policy('policies/champion')\n"
+    "if __name__ == '__main__':\n"
+    "    if sys.argv[1] == 'logging':\n"
+    "        import logging; logging.basicConfig(stream=sys.stdout, level=logging.INFO, format='LOG %(message)s')\n"
+    "    agents.load_policy('policies/champion')\n"
+    "    p = mp.get_context('spawn').Process(target=child); p.start(); p.join()\n"
+)
+
+
+@pytest.mark.parametrize("mode", ["plain", "logging"])
+def test_the_load_line_reaches_the_person_who_loads(tmp_path, mode):
+    """Nobody configured logging (a prompt, a notebook): one line on stderr from the main process,
+    none from a worker. A program that configured logging gets it as a log record instead."""
+    script = tmp_path / "load.py"
+    script.write_text(_LOAD)
+    done = subprocess.run(
+        [sys.executable, str(script), mode], cwd=tmp_path, capture_output=True, text=True, timeout=300, check=True
+    )
+    if mode == "plain":
+        assert done.stderr.count("loaded policy ") == 1 and "from policies/champion" in done.stderr
+        assert "loaded policy" not in done.stdout
+    else:
+        assert done.stdout.count("LOG loaded policy ") == 1  # the configured process (its worker is quiet)
+        assert "loaded policy" not in done.stderr
