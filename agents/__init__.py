@@ -3,7 +3,7 @@ and the players by kind.
 
 - ``base`` (the interface), ``registry`` (agents by name), ``random_agent``;
 - ``rule_based``: ``heuristic`` (calls) and ``card_play`` (play), the rule-based player;
-- ``search_player``: the sampled-worlds search player (``player``, ``sampling``, ``endgame``);
+- ``search_player``: the sampled-worlds search player (``player``, ``endgame``; its worlds come from ``baloot_env.worlds``);
 - ``neural``: the network, a network as an agent, policy bundles, ONNX export, real positions.
 """
 

@@ -28,8 +28,14 @@ The game:
   deals it (``deal.deck_of_deal``) as the chance outcomes, then its actions. OpenSpiel's own
   ``serialize_state`` / ``deserialize_state`` work too (its history of actions).
 - **Worlds**: ``world_state`` builds the state of given hands with a view's public actions
-  replayed (``deck_of_hands``: a deck that deals them), which is how a search resamples what a
-  seat cannot see (``agents/ismcts.py``).
+  replayed (``deck_of_hands``: a deck that deals them). ``sampled_world`` draws the hidden cards
+  of a seat's view (in the card play by the engine's exact sampler, ``baloot_env.worlds``; before
+  it, uniform over the unseen cards), and ``draw_world`` keeps drawing until the world has the
+  seat's information state (``MAX_DRAWS``; the sampler meets public projects by rejection and
+  can, rarely, return a world whose seat would declare other ones). So
+  ``state.resample_from_infostate(player, sampler)`` works as OpenSpiel's algorithms expect
+  (IS-MCTS calls it), seeded from OpenSpiel's probability sampler; ``agents/ismcts.py`` draws
+  with its own seeded generator through ``state.world_for(player, rng)``.
 - **Parameters**: ``dealer`` (0-3) and every switch of ``RuleConfig`` by its field name
   (``sun_double``, ``projects``, ``doubling``, ...), as OpenSpiel game parameters:
   ``pyspiel.load_game("python_baloot", {"projects": False})``.
@@ -43,24 +49,28 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from typing import Any
 
 import numpy as np
 import pyspiel
 
 from baloot_env.actions import NUM_ACTIONS, action_name
-from baloot_env.cards import NUM_CARDS, card_name, cards_of
+from baloot_env.cards import ALL_CARDS_MASK, NUM_CARDS, card_name, cards_of, mask_of
 from baloot_env.config import from_mapping
-from baloot_env.deal import SECOND_SHARE, deal_of_deck, deck_of_deal
-from baloot_env.hand import HandState
+from baloot_env.deal import FIRST_HAND_SIZE, SECOND_SHARE, deal_of_deck, deck_of_deal
+from baloot_env.hand import BIDDING, PLAY, HandState
 from baloot_env.observation import OBS_SIZE, encode
 from baloot_env.rewards import Reward, hand_rewards
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import NUM_SEATS, next_seat
 from baloot_env.view import PlayerView
+from baloot_env.worlds import WorldSampler
 
 GAME_NAME = "python_baloot"
 POINTS = Reward("points")
+FULL_HAND = 8  # cards a seat holds once the stock is dealt (R2.3)
+MAX_DRAWS = 100  # worlds drawn for one information state before giving up (module docstring)
 MAX_RETURN = 2_000.0  # game points: above any hand's score difference (a gahwa is scored as its level's)
 _RULE_PARAMS = {
     f.name: getattr(RuleConfig(), f.name)
@@ -150,6 +160,24 @@ class BalootState(pyspiel.State):
         self.hand.apply(int(action))  # the engine checks it (IllegalActionError)
         self.played.append((seat, int(action)))
 
+    def world_for(self, player: int, rng: random.Random) -> BalootState | None:
+        """Another world with ``player``'s information state, drawn with ``rng`` (module
+        docstring), or None when ``draw_world`` finds none (or the cards are not dealt yet)."""
+        if self.hand is None:
+            return None
+        view = PlayerView.from_state(self.hand, player)
+        return draw_world(self.get_game(), view, rng)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BalootState:
+        """OpenSpiel's resampling (what IS-MCTS calls): a world with ``player_id``'s information
+        state, from a generator seeded by ``probability_sampler`` (a callable giving numbers in
+        [0, 1)); this state's own copy where none is found."""
+        world = self.world_for(player_id, random.Random(int(probability_sampler() * 2**53)))
+        if world is None:
+            same: BalootState = self.clone()
+            return same
+        return world
+
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {card_name(action)}"
@@ -220,6 +248,47 @@ def deck_of_hands(dealer: int, turned: int, caller: int, full_hands: list[int]) 
     return [c for hand in first for c in hand] + [turned] + stock
 
 
+def sampled_world(view: PlayerView, rng: random.Random) -> tuple[list[int], list[int]]:
+    """A deck consistent with ``view``, and the view's public actions (module docstring)."""
+    actions = public_actions(view)
+    if view.phase == BIDDING:
+        unseen = cards_of(ALL_CARDS_MASK & ~view.hand & ~(1 << view.turned))
+        rng.shuffle(unseen)
+        first = [cards_of(view.hand) if s == view.seat else [] for s in range(NUM_SEATS)]
+        for s in range(NUM_SEATS):
+            if s != view.seat:
+                first[s], unseen = unseen[:FIRST_HAND_SIZE], unseen[FIRST_HAND_SIZE:]
+        return [c for hand in first for c in hand] + [view.turned] + unseen, actions
+    if view.phase == PLAY and (view.tricks or view.trick_cards):
+        holdings = WorldSampler(view, view.rules.projects, view.rules.four_aces_hokum).sample(rng)
+        full = [holdings[s] | view.played_by[s] for s in range(NUM_SEATS)]
+    else:  # the contract is settled, no card played yet
+        full = [view.full_hand if s == view.seat else 0 for s in range(NUM_SEATS)]
+        if view.caller != view.seat:
+            full[view.caller] = 1 << view.turned
+        unseen = cards_of(ALL_CARDS_MASK & ~view.full_hand & ~(1 << view.turned))
+        rng.shuffle(unseen)
+        for s in range(NUM_SEATS):
+            if s != view.seat:
+                need = FULL_HAND - full[s].bit_count()
+                full[s] |= mask_of(unseen[:need])
+                unseen = unseen[need:]
+    full[view.seat] = view.full_hand
+    return deck_of_hands(view.dealer, view.turned, view.caller, full), actions
+
+
+def draw_world(game: BalootGame, view: PlayerView, rng: random.Random) -> BalootState | None:
+    """A world of ``game`` whose information state for ``view.seat`` is the view's (module
+    docstring), or None after ``MAX_DRAWS`` draws. ``view`` is a view of this game: one hand at
+    a match score of 0."""
+    key = json.dumps(view.to_struct(), sort_keys=True)
+    for _ in range(MAX_DRAWS):
+        world = world_state(game, *sampled_world(view, rng))
+        if world.information_state_string(view.seat) == key:
+            return world
+    return None
+
+
 def world_state(game: BalootGame, deck: list[int], actions: list[int]) -> BalootState:
     """The state of ``game`` dealt from ``deck`` with ``actions`` played (each checked by the engine)."""
     state = game.new_initial_state()
@@ -249,4 +318,14 @@ def state_of_json(game: BalootGame, data: object) -> BalootState:
 
 pyspiel.register_game(GAME_TYPE, BalootGame)
 
-__all__ = ["GAME_NAME", "BalootGame", "BalootState", "deck_of_hands", "public_actions", "state_of_json", "world_state"]
+__all__ = [
+    "GAME_NAME",
+    "BalootGame",
+    "BalootState",
+    "deck_of_hands",
+    "draw_world",
+    "public_actions",
+    "sampled_world",
+    "state_of_json",
+    "world_state",
+]

@@ -26,7 +26,6 @@ import numpy as np
 
 from agents.rule_based.batch_heuristic.tables import heuristic_bars
 from agents.search_player.batch_calls import FIRST, call_sums, calls_agree
-from agents.search_player.sampling import WorldSampler
 from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import payoff, rule_switches
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
@@ -35,6 +34,7 @@ from baloot_env.hand import BIDDING, HandState
 from baloot_env.rules import RuleConfig
 from baloot_env.seats import team_of
 from baloot_env.view import PlayerView
+from baloot_env.worlds import WorldSampler
 
 
 @lru_cache(maxsize=16)

@@ -3,7 +3,7 @@
 For each card decision (R5) the player
 
 1. samples ``worlds`` deals of the unseen cards, uniformly among those consistent with what
-   its ``PlayerView`` shows (``agents.search_player.sampling``: exact counting, no inconsistent world);
+   its ``PlayerView`` shows (``baloot_env.worlds``: exact counting, no inconsistent world);
 2. for every legal card and every world, plays the hand to its end: the ``heuristic`` card
    play (``agents.rule_based.card_play``, which sees only the world's public knowledge) until
    ``endgame_tricks`` tricks are left, then exact perfect-information alpha-beta search
@@ -57,7 +57,6 @@ from agents.search_player.batch_search import search_values
 from agents.search_player.calls import CallFilter, call_values, conditioned_worlds, doubling_values
 from agents.search_player.card_values import CardValues
 from agents.search_player.endgame import solve
-from agents.search_player.sampling import WorldSampler
 from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
@@ -69,6 +68,7 @@ from baloot_env.rules import RuleConfig
 from baloot_env.scoring import HOKUM, RAW_TOTAL, score_hand
 from baloot_env.seats import NO_SEAT, NUM_SEATS, other_team, team_of
 from baloot_env.view import PlayerView
+from baloot_env.worlds import WorldSampler
 
 # The core backend's worlds in the median time the Python backend takes for 16 worlds:
 # benchmarks/search_speed.py measured 381 on the same decisions.

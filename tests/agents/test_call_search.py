@@ -250,7 +250,7 @@ def test_call_filter_keeps_a_world_with_the_chance_of_the_calls():
 
 
 def test_conditioned_worlds_keep_the_agreeing_draws_and_at_least_the_least():
-    from agents.search_player.sampling import WorldSampler
+    from baloot_env.worlds import WorldSampler
 
     view, state = _play_views(4, 1)[0]
     sampler = WorldSampler(view)

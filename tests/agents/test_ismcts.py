@@ -11,9 +11,10 @@ import pytest
 pytest.importorskip("pyspiel", reason="ismcts needs open-spiel (the openspiel extra)")
 
 from agents import HeuristicAgent, PlayerView  # noqa: E402
-from agents.ismcts import IsmctsAgent, IsmctsConfig, sampled_world  # noqa: E402
+from agents.ismcts import IsmctsAgent, IsmctsConfig  # noqa: E402
 from agents.registry import AgentSpecError, make_agent  # noqa: E402
 from baloot_env import HandState, random_deal  # noqa: E402
+from baloot_env.spiel import sampled_world  # noqa: E402
 from eval.deals import load_named  # noqa: E402
 from eval.runner import run_duplicate  # noqa: E402
 
@@ -78,7 +79,7 @@ def test_every_world_the_search_gets_has_the_seats_information_state(monkeypatch
     With the sampler's project rejection switched off, most drawn worlds give a seat other
     projects than it showed; the agent draws again or keeps its root, so the search never meets a
     foreign world (the assertion that stopped a dev960 evaluation) and every move is legal."""
-    from agents.search_player.sampling import WorldSampler
+    from baloot_env.worlds import WorldSampler
 
     monkeypatch.setattr(WorldSampler, "sample", lambda self, rng: self._sample_once(rng))
     agent = IsmctsAgent(3, IsmctsConfig(simulations=12))

@@ -19,11 +19,11 @@ from agents import HeuristicAgent, PlayerView, RandomAgent, make_agent
 from agents.registry import AgentSpecError
 from agents.search_player.endgame import legal_cards, solve
 from agents.search_player.player import SearchAgent, SearchConfig, build_world, leaf_function
-from agents.search_player.sampling import WorldSampler, sample_bidding_deal
 from baloot_env import DONE, PLAY, HandState, random_deal
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import parse_deal
 from baloot_env.errors import ConfigError, IllegalActionError
+from baloot_env.worlds import WorldSampler, sample_bidding_deal
 from eval.duplicate import play_deal
 
 

@@ -20,7 +20,6 @@ from agents import HeuristicAgent, PlayerView
 from agents.search_player import batch_endgame, batch_search
 from agents.search_player.endgame import solve
 from agents.search_player.player import SearchAgent, SearchConfig, build_world, leaf_function, world_row
-from agents.search_player.sampling import WorldSampler
 from baloot_env import play
 from baloot_env.actions import PASS
 from baloot_env.batch import BatchGame
@@ -47,6 +46,7 @@ from baloot_env.hand import BIDDING, DONE, PLAY, HandState
 from baloot_env.match import MatchState, match_context
 from baloot_env.observation import OBS_SIZE, action_mask, encode
 from baloot_env.rules import RuleConfig
+from baloot_env.worlds import WorldSampler
 
 VARIANTS = (
     (RuleConfig(), "hand"),

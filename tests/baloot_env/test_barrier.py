@@ -15,11 +15,11 @@ import pytest
 
 from agents import HeuristicAgent, PlayerView
 from agents.base import Agent
-from agents.search_player.sampling import WorldSampler
 from baloot_env import DealSource, HandState, MatchContext, RuleConfig, Table, env, match_context, random_deal
 from baloot_env.driver import Outcome
 from baloot_env.hand import PLAY
 from baloot_env.observation import encode, piece_slice
+from baloot_env.worlds import WorldSampler
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = [

@@ -128,3 +128,28 @@ def test_openspiels_rl_environment_plays_it_from_the_seats_observations():
             player = step.observations["current_player"]
             step = environment.step([int(rng.choice(step.observations["legal_actions"][player]))])
         assert sum(step.rewards) == 0 and step.rewards[0] == step.rewards[2]
+
+
+def test_openspiels_own_ismcts_runs_on_the_game_through_resample_from_infostate():
+    """OpenSpiel's IS-MCTS as anyone would run it on the game (no hook of ours): it resamples
+    through ``state.resample_from_infostate``, whose worlds keep the player's information state
+    (the bot asserts it), and it plays whole hands."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("python_baloot")
+    rs = np.random.RandomState(3)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, 10, random_state=rs)
+    rng = random.Random(6)
+    resampled = 0
+    for _ in range(2):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            player = state.current_player()
+            world = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+            assert world.information_state_string(player) == state.information_state_string(player)
+            resampled += 1
+            state.apply_action(bot.step(state))
+    assert resampled > 2 * 20

@@ -1,5 +1,9 @@
 """Sampling the hidden cards: worlds consistent with everything one seat knows.
 
+The engine's one sampler: the search player (``agents.search_player``) draws its worlds here,
+and so does the OpenSpiel game (``baloot_env.spiel``: ``resample_from_infostate``). Standard
+library only, like the rest of the engine.
+
 A *world* gives every other seat a holding: the cards it has now. It must agree with what the
 seat may know from a ``PlayerView`` and nothing else:
 
