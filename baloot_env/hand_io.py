@@ -93,7 +93,7 @@ def from_json(cls: type[HandState], data: object) -> HandState:
         raise bad("match_score", problem)
     history = data["history"]
     if not (isinstance(history, list) and all(type(a) is int for a in history)):
-        raise bad("history", f"must be a list of action ids (ints, R9), got {history!r:.80}")
+        raise bad("history", f"must be a list of action ids (ints, R9), got {shown(history)}")
     try:
         state = cls.replay(deal, history, rules, (score[0], score[1]))
     except BalootError as e:

@@ -11,7 +11,8 @@ tables', where people played) as one file that is both
   result, the players' names and which seats were people (``humans``).
 
 Bad input (a database that is not one, nothing to export, an output that would overwrite the
-database): one line, exit code 2, before anything is written.
+database or a file that is not an earlier export, such as a deal set of one's own): one line,
+exit code 2, before anything is written.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ from agents.shipped import shipped_policies
 from baloot_cli import InputError, OneLineParser, check_database, check_output
 from baloot_env.deal import parse_deal
 from baloot_io.atomic import write_text_atomic
+from baloot_io.reading import InputFileError, parse_json, read_text_checked
+from eval.deals import FORMAT as DEAL_SET_FORMAT
 from eval.deals import DealSet, checksum_of, role_of
 from eval.games import humans_of
 from table.store import Store
 
 SOURCES = ("live", "eval", "all")
 MAX_HANDS = 1_000_000
+MAX_EXPORT_BYTES = 1 << 30  # an earlier export read to tell it from other files: 1 GiB at most
 
 
 def export_games(db: str | os.PathLike[str], out: str | os.PathLike[str], source: str = "live") -> int:
@@ -66,6 +70,16 @@ def export_games(db: str | os.PathLike[str], out: str | os.PathLike[str], source
     return len(hands)
 
 
+def is_export(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` holds an earlier export (a deal set with its ``games``), which a new one
+    may replace; any other file (a deal set of one's own, notes) is never written over."""
+    try:
+        data = parse_json(read_text_checked(path, "--out", MAX_EXPORT_BYTES), "--out")
+    except (InputFileError, ValueError):  # not readable as JSON (a ValueError): not an export
+        return False
+    return isinstance(data, dict) and data.get("format") == DEAL_SET_FORMAT and isinstance(data.get("games"), list)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = OneLineParser(
         prog="python -m table export", description="Write the table's finished hands as a deal set with their games."
@@ -82,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError("--out is the database itself: choose another file")
         deal_sets = str(resources.files("eval") / "deals")  # the committed deal sets are never written
         check_output(args.out, "--out", [("--db", args.db)], [shipped_policies(), deal_sets])
+        if os.path.lexists(args.out) and not is_export(args.out):
+            raise InputError(f"--out {args.out!r} is a file that is not an earlier export; it is left as it is")
         n = export_games(args.db, args.out, args.source)
     except InputError as e:
         print(f"python -m table export: error: {e}", file=sys.stderr)

@@ -15,7 +15,9 @@ An entry (JSON)::
 
     {"contract": "hokum" | "sun" | null (thrown in, R3.5), "caller": 0 | 1 (the calling team),
      "level": 1-5 (R4.1), "raw": [team 0, team 1] (summing to 162 or 130, R1.4),
-     "projects": [[values of team 0], [values of team 1]] (the scoring ones, R6.3),
+     "projects": [[values of team 0], [values of team 1]] (the scoring ones, R6.3; each a
+                  value in game points or a kind by name, "sira", "fifty", "hundred",
+                  "four_hundred", which the contract values, R6.1),
      "baloot": [0 or 2, 0 or 2] (R6.5), "kaboot": null | 0 | 1 (the team that took every trick)}
 """
 
@@ -96,9 +98,13 @@ def check_entry(entry: object, rules: RuleConfig) -> dict[str, Any]:
     if kaboot is not None and raw[1 - kaboot] != 0:
         raise SheetError(f"in a kaboot by team {kaboot} the other team has no raw points, got {raw}")
     projects = entry.get("projects", [[], []])
-    allowed = sorted({v[0 if contract == HOKUM else 1] for v in PROJECT_VALUES.values()})
+    column = 0 if contract == HOKUM else 1  # PROJECT_VALUES' hokum and sun values
+    allowed = sorted({v[column] for v in PROJECT_VALUES.values()})
     if not (isinstance(projects, list) and len(projects) == 2 and all(isinstance(p, list) for p in projects)):
         raise SheetError(f"projects must be [[team 0's values], [team 1's values]], got {projects!r}")
+    projects = [
+        [PROJECT_VALUES[v][column] if isinstance(v, str) and v in PROJECT_VALUES else v for v in p] for p in projects
+    ]
     for t, values in enumerate(projects):
         bad = [v for v in values if isinstance(v, bool) or v not in allowed]
         if bad:
@@ -242,7 +248,12 @@ class ScoreSheets:
     def get(self, sheet_id: str) -> dict[str, Any]:
         """The sheet with every row scored (``compute``). Raises KeyError for an unknown sheet."""
         config = self._config(sheet_id)
-        return {"id": sheet_id, **config, **compute(config, self.store.sheet_rows(sheet_id))}
+        return {
+            "id": sheet_id,
+            **config,
+            **compute(config, self.store.sheet_rows(sheet_id)),
+            "project_values": PROJECT_VALUES,  # kind -> [hokum, sun] game points (R6.1), for the page's form
+        }
 
     def _check(self, sheet_id: str, entry: object) -> dict[str, Any]:
         config = self._config(sheet_id)

@@ -92,6 +92,7 @@ HOW: list[tuple[str, str, str]] = [
     (r"^python -m train expert label --policy policies/champion --positions 240000 ", BY_HAND, "about 20 minutes"),
     (r"^python -m train expert fit --labels runs/x/labels\.npz ", BY_HAND, "fits the labels of the command above"),
     (r"^python -m train curve runs/expert ", BY_HAND, "reads an expert run (hours: docs/expert-iteration.md)"),
+    (r"^python -m tests\.probe_inputs$", BY_HAND, "about 4 minutes; its table is beside it (docs/INPUTS.md)"),
     (r"^python -m eval league --agents random heuristic policies/champion search netsearch ", BY_HAND, "24 minutes"),
     (
         r"^python -m eval league --agents random heuristic policies/champion search netsearch sb3:",

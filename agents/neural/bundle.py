@@ -19,10 +19,10 @@ A bundle is what other programs load: a game server, an analysis notebook, the O
 ``load_policy`` verifies everything (files present, manifest intact, versions, weights
 checksum, architecture against the tensors) *before* it builds the network, refuses with a
 ``BundleError`` saying which check failed, and only then logs one line naming what it loaded:
-name, checksum and evaluation. Where nobody has configured logging (a person at a prompt or in a
-notebook, our commands), the line goes to stderr from the main process, so the person who loads a
-policy sees what was loaded; worker processes stay quiet, and a program that configures logging
-gets it as an INFO record of ``baloot.bundle``. A reference system once served a random policy for days because
+name, checksum and evaluation. A program that configures logging gets it as an INFO record of
+``baloot.bundle``; a person at a Python prompt or in a notebook, where nobody has, gets it on
+stderr, so whoever loads a policy by hand sees what was loaded. Scripts and our commands (whose
+bad input is one line) stay quiet, as a library should. A reference system once served a random policy for days because
 its loader said "model loaded" before it had verified the file; ours cannot.
 
 Loading needs torch and numpy only: this module does not import stable-baselines3.
@@ -35,7 +35,6 @@ import hashlib
 import io
 import json
 import logging
-import multiprocessing
 import sys
 from pathlib import Path
 from typing import Any
@@ -383,6 +382,12 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+def interactive() -> bool:
+    """Whether a person types into this process: a Python prompt (``sys.ps1``, ``python -i``) or
+    a notebook's kernel."""
+    return hasattr(sys, "ps1") or bool(sys.flags.interactive) or "ipykernel" in sys.modules
+
+
 def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, threads: int | None = 1) -> PolicyAgent:
     """Verify and load a policy bundle, then log one line: name, checksum, evaluation.
 
@@ -420,6 +425,6 @@ def load_policy(path: str | Path, seed: int = 0, deterministic: bool = True, thr
     )
     if log.hasHandlers():
         log.info(line)
-    elif multiprocessing.parent_process() is None:  # nobody configured logging: tell the person (module docstring)
+    elif interactive():  # nobody configured logging, and a person is at the prompt (module docstring)
         print(line, file=sys.stderr, flush=True)
     return PolicyAgent(net, manifest, seed=seed, deterministic=deterministic)

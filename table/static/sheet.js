@@ -8,8 +8,30 @@ let editing = null; // the row id being edited
 
 const TOTAL = { hokum: 162, sun: 130 };
 
+// Projects are typed as players call them: 20 (sira), 50, 100, 400, or by name in either
+// language; the server values each kind by the contract (R6.1). Any other number is taken as
+// game points, as the sheet stores them.
+const CALLED = { 20: "sira", 50: "fifty", 100: "hundred", 400: "four_hundred" };
+function projectKind(token) {
+  const t = token.toLowerCase().replace(/[ _]/g, "");
+  if (CALLED[t]) return CALLED[t];
+  for (const lang of Object.values(I18N)) {
+    for (const [kind, name] of Object.entries(lang.projects)) {
+      if (name.toLowerCase().replace(/[ _]/g, "") === t || kind.replace(/_/g, "") === t) return kind;
+    }
+  }
+  return Number(token);
+}
 function values(text) {
-  return asciiDigits(text).split(/[ ,\u060c]+/).filter((x) => x).map(Number);
+  return asciiDigits(text).split(/[,\u060c]+/).map((x) => x.trim()).filter((x) => x).map(projectKind);
+}
+// A stored row's game points as the players called them (a kind's call number), for editing.
+function called(points, contract) {
+  const column = contract === "hokum" ? 0 : 1;
+  const kinds = (SHEET_DATA && SHEET_DATA.project_values) || {};
+  const byKind = Object.fromEntries(Object.entries(CALLED).map(([n, k]) => [k, n]));
+  const kind = Object.keys(kinds).find((k) => kinds[k][column] === points);
+  return kind ? byKind[kind] : String(points);
 }
 
 function readEntry(f) {
@@ -32,8 +54,8 @@ function fillEntry(f, e) {
   f.caller.value = String(e.caller);
   f.level.value = String(e.level);
   f.raw0.value = e.raw[0];
-  f.proj0.value = e.projects[0].join(",");
-  f.proj1.value = e.projects[1].join(",");
+  f.proj0.value = e.projects[0].map((v) => called(v, e.contract)).join(",");
+  f.proj1.value = e.projects[1].map((v) => called(v, e.contract)).join(",");
   f.baloot.value = e.baloot[0] ? "0" : e.baloot[1] ? "1" : "";
   f.kaboot.value = e.kaboot === null ? "" : String(e.kaboot);
   syncRaw();

@@ -292,3 +292,17 @@ def test_an_action_too_long_to_print_is_an_illegal_action_error():
     state = HandState(random_deal(random.Random(0)))
     with pytest.raises(IllegalActionError, match="an integer of 16,610 bits"):
         state.apply(-HUGE)
+
+
+@pytest.mark.parametrize("field", ["history", "match_score"])
+def test_a_field_nested_past_pythons_recursion_is_one_state_error(field):
+    """A caller's list nested 2,000 deep (no JSON reader in between to cap it) is named by its
+    type in the message, never a RecursionError from printing it (issue 46's probe)."""
+    nested: list = []
+    for _ in range(2_000):
+        nested = [nested]
+    data = copy.deepcopy(SAVED)
+    data[field] = nested
+    with pytest.raises(StateError, match=field) as caught:
+        HandState.from_json(data)
+    assert "\n" not in str(caught.value)

@@ -706,10 +706,12 @@ def test_a_score_sheet_edit_and_undo(server, page, shots):
     assert levels.evaluate_all("os => os.map(o => o.disabled)") == [False, True, True, True, True]  # R4.3
     entry.locator('select[name="caller"]').select_option("1")
     entry.locator('input[name="raw0"]').fill("58")
-    entry.locator('input[name="proj1"]').fill("4")
+    entry.locator('input[name="proj1"]').fill("20")  # a sira, as players call it
     page.click("#save-row")  # sun by Lahum, 58-72 and a sira: 12 to 14 + 4
     expect(page.locator("#totals")).to_contain_text("Lana 24 \u2013 22 Lahum", timeout=WAIT)
     expect(page.locator("#status")).to_contain_text("next dealer: seat 2 (Lana)")  # R2.1: two hands on from seat 0
+    page.locator("button.edit").nth(1).click()  # the row shows its project as called, not its 4 points
+    expect(entry.locator('input[name="proj1"]')).to_have_value("20")
     page.locator("button.edit").first.click()
     entry.locator('input[name="raw0"]').fill("40")
     page.click("#save-row")  # now Lana lose the first hand: Lahum take 16 (R7.5)

@@ -93,3 +93,21 @@ def test_bad_input_is_one_line_and_exit_2_and_nothing_is_written(db, tmp_path, c
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1
     assert not (tmp_path / "o.json").exists() and Store(db).hands(limit=100) == before
+
+
+@pytest.mark.parametrize("kind", ["a deal set of one's own", "notes", "an empty file"])
+def test_an_export_never_replaces_a_file_that_is_not_an_earlier_export(db, tmp_path, capsys, kind):
+    """Issue 46's probe: ``--out`` onto a deal set replaced it. Only an earlier export may be
+    replaced (the test above re-exports over one); any other file is one line, exit 2, untouched."""
+    from eval.deals import load_named, save
+
+    target = tmp_path / "mine.json"
+    if kind == "a deal set of one's own":
+        save(load_named("dev960").head(4), target)
+    else:
+        target.write_text("my notes\n" if kind == "notes" else "")
+    before = target.read_bytes()
+    assert main(["export", "--db", str(db), "--out", str(target)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not an earlier export" in err and len(err.splitlines()) == 1
+    assert target.read_bytes() == before

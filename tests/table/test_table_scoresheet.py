@@ -171,3 +171,22 @@ def test_the_score_sheet_api(tmp_path):
         status, got = post(f"{s.url}/api/sheets/{sid}/rows/{row}", method="DELETE")
         assert status == 200 and got["rows"] == []
         assert get(f"{s.url}/api/sheets/nope")[0] == 404
+
+
+@pytest.mark.parametrize(
+    ("contract", "kinds", "points"),
+    [
+        ("hokum", ["sira", "fifty"], [2, 5]),  # R6.1 in Hokum: 2, 5, 10 and 10
+        ("hokum", ["hundred", "four_hundred"], [10, 10]),
+        ("sun", ["sira", "fifty", "hundred", "four_hundred"], [4, 10, 20, 40]),  # doubled in Sun
+    ],
+)
+def test_projects_may_be_given_by_kind_and_the_contract_values_them(contract, kinds, points):
+    """Players call projects by name (the page turns 20, 50, 100, 400 into these names); the
+    sheet stores them in game points by R6.1, as if typed as values."""
+    make = hokum if contract == "hokum" else sun
+    entry = check_entry(make(projects=[kinds, []]), RuleConfig())
+    assert entry["projects"] == [points, []]
+    assert entry == check_entry(make(projects=[points, []]), RuleConfig())
+    with pytest.raises(SheetError, match="project is worth one of"):
+        check_entry(make(projects=[["eighty"], []]), RuleConfig())
