@@ -564,8 +564,8 @@ function cardEl(name, opts = {}) {
   el.title = cardLabel(name);
   el.setAttribute("aria-label", cardLabel(name));
   const rank = document.createElement("span");
-  rank.className = "rank";
   rank.textContent = T().ranks[r];
+  rank.className = rank.textContent.length > 2 ? "rank word" : "rank"; // the Arabic court cards are words
   const suit = document.createElement("span");
   suit.className = "suit";
   suit.textContent = SUIT_SYMBOL[s];

@@ -223,6 +223,19 @@ def check_layout(page, moment: str) -> None:
     off = [c["what"] for c in cards if c["x"] < 0 or c["y"] < 0 or c["r"] > vw or c["b"] > vh]
     assert not off, f"{moment} at {vw}x{vh}: cards off screen {off}"
     assert page.evaluate("() => document.documentElement.scrollWidth") <= vw, f"{moment}: wider than the screen"
+    covered = overlaps(page.evaluate(BOXES, "#trick .card") + page.evaluate(BOXES, ".seat .backs"))
+    played_over_backs = [
+        (p, q)
+        for p, q in covered
+        if ("backs" in p) != ("backs" in q)  # a played card over a seat's backs
+    ]
+    assert not played_over_backs, f"{moment} at {vw}x{vh}: played cards over card backs {played_over_backs}"
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('.card .rank')].filter((r) => r.offsetParent)
+             .filter((r) => r.getBoundingClientRect().width > r.parentElement.clientWidth)
+             .map((r) => r.textContent)"""
+    )
+    assert not wide, f"{moment} at {vw}x{vh}: rank words wider than their cards {wide}"
     for lab in labels:
         assert lab["x"] >= 0 and lab["r"] <= vw, f"{moment} at {vw}x{vh}: {lab['what']} runs off the side"
 
@@ -252,6 +265,8 @@ def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(br
         page.wait_for_timeout(60)
     assert checked == {"play", "trick"}
     page.locator("#lang").click()  # Arabic: other widths of the same labels
+    page.wait_for_timeout(100)
+    page.screenshot(path=str(shots / f"table_{width}x{height}_trick_ar.png"))
     check_layout(page, "a finished trick in Arabic")
     page.locator("#lang").click()
     context.close()
