@@ -42,6 +42,8 @@ log = logging.getLogger("baloot.table")
 MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
 QUEUE_LIMIT = 512  # messages waiting for a slow client before it is dropped
 FAST_AGENTS = ("random", "heuristic")
+FALLBACK_AGENT = "heuristic"  # moves for a bot that thinks past its cap (Hub, think_cap)
+MIN_THINK = 1.0  # seconds a bot may think even when its turn's clock has run down (a restart)
 HEARTBEAT_SECONDS = 0.5  # real seconds between the server's heartbeats (R10.4: a crash gives a clock back at most this)
 
 
@@ -113,10 +115,14 @@ class Hub:
     Args:
         store: the database.
         clock: where time comes from (``SystemClock``, or ``FakeClock`` in tests).
+        think_cap: seconds a bot may think over one move; None (the default): what is left of
+            the turn's clock, the time a person would have. A bot still thinking then is answered
+            for by ``FALLBACK_AGENT`` (its move stands), so no bot holds a table past its clock.
     """
 
-    def __init__(self, store: Store, clock: Clock):
+    def __init__(self, store: Store, clock: Clock, think_cap: float | None = None):
         self.store, self.clock = store, clock
+        self.think_cap = think_cap
         self.rooms: dict[str, Room] = {}
         self.conns: dict[str, list[Conn]] = {}
         self.pokes: dict[str, asyncio.Event] = {}
@@ -359,7 +365,20 @@ class Hub:
             if spec in FAST_AGENTS:
                 action = agent.act(view)
             else:
-                action = await asyncio.to_thread(self._think, spec, agent, view)
+                left = room.club.remaining(self.clock.now())
+                cap = self.think_cap if self.think_cap is not None else max(MIN_THINK, left or 0.0)
+                try:
+                    action = await asyncio.wait_for(asyncio.to_thread(self._think, spec, agent, view), cap)
+                except TimeoutError:  # the thread finishes on its own; its answer is dropped
+                    log.warning(
+                        "room %s seat %d: %s thought past %.1f s; %s moves",
+                        room.id,
+                        seat,
+                        spec,
+                        cap or 0,
+                        FALLBACK_AGENT,
+                    )
+                    action = self.agent(FALLBACK_AGENT).act(view)
         except Exception as e:  # a broken agent must not stop the table
             log.error("room %s seat %d: agent %s failed (%s); playing the first legal move", room.id, seat, spec, e)
             action = view.legal_actions[0]

@@ -357,7 +357,9 @@ class Room:
     def room_info(self, now: float) -> dict[str, Any]:
         """The public part of a message: seats, statuses, the clock, the version, results."""
         club = self.club
-        left = club.remaining(now) if club.turn_seat >= 0 and club.person_plays(club.turn_seat) else None
+        # every seat's turn runs on the clock: a person's to its timeout (R10.2), a bot's to the
+        # hub's cap on its thinking (the bot clock the page shows while it decides)
+        left = club.remaining(now) if club.turn_seat >= 0 else None
         match = self.table.match
         return {
             "room": self.id,

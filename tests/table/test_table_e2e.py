@@ -518,7 +518,7 @@ def test_a_double_click_on_start_makes_one_room(server, page):
 
 def test_the_calls_say_who_is_calling_the_newest_call_stays_in_view_and_a_phone_can_tap_them(browser, server, clock):
     """Issue 49: while a bot calls, the note says it is to call (not to play) and the bot's seat
-    shows it thinking; the calls log, however short, shows its newest line; on a phone the call
+    shows it thinking, with its clock; the calls log, however short, shows its newest line; on a phone the call
     buttons are 44 px tall or more."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
@@ -538,6 +538,7 @@ def test_the_calls_say_who_is_calling_the_newest_call_stays_in_view_and_a_phone_
             expect(page.locator("#waiting")).to_contain_text("to call")
             seat = page.evaluate("S.to_act")
             expect(page.locator(f"#thinking-{seat}")).to_be_visible()  # the bot is shown deciding
+            expect(page.locator(f"#clock-bar-{seat}")).to_be_visible()  # on its clock (the hub's cap)
             clock.advance(5.0)
         page.wait_for_timeout(150)
         bottom = page.locator("#log").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")

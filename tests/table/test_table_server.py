@@ -488,3 +488,50 @@ def test_a_table_with_a_search_bot_warms_it_once_and_fast_bots_need_no_warming(s
     assert not thread.is_alive()
     views = warm_views()
     assert [v.phase for v in views] == [BIDDING, PLAY] and len(views[1].legal_actions) > 1
+
+
+def test_a_bot_thinking_past_its_cap_is_answered_for_and_the_table_goes_on(tmp_path):
+    """Issue 49, goal 4: a per-move cap keeps a bot inside the table's clock. A bot that sleeps
+    longer than the cap is answered for by the fallback agent, whose legal move stands; a bot
+    within the cap plays its own move."""
+    import asyncio
+    import threading
+    import time as systime
+
+    from agents.base import Agent
+    from table.clocks import FakeClock
+    from table.hub import Hub
+    from table.room import Room, RoomConfig
+    from table.seating import SeatSpec
+    from table.store import Store
+
+    class Sleepy(Agent):
+        name = "sleepy"
+
+        def __init__(self, pause: float):
+            super().__init__(0)
+            self.pause, self.calls = pause, 0
+
+        def act(self, view):
+            self.calls += 1
+            systime.sleep(self.pause)
+            return max(view.legal_actions)  # in the first bid "sun", which the heuristic does not call on this deal
+
+    async def play(pause: float) -> tuple[list, Sleepy]:
+        clock = FakeClock()
+        hub = Hub(Store(tmp_path / f"t{pause}.sqlite"), clock, think_cap=0.3)
+        sleepy = Sleepy(pause)
+        hub.agents["sleepy"], hub.agent_locks["sleepy"] = sleepy, threading.Lock()
+        config = RoomConfig(seats=tuple(SeatSpec("bot", "sleepy", f"b{i}") for i in range(4)), bot_delay=0)
+        room = Room("r", config, clock.now())
+        room.start(clock.now())
+        hub.rooms[room.id] = room
+        seat = room.table.to_act
+        await hub._auto(room, seat, "bot")
+        return room.table.hand.history[:1], sleepy
+
+    (slow_move,), slow = asyncio.run(play(1.0))
+    (fast_move,), fast = asyncio.run(play(0.0))
+    assert slow.calls == fast.calls == 1
+    assert fast_move == 37  # its own move: sun
+    assert slow_move != 37  # the fallback's move, made within the cap
