@@ -576,14 +576,28 @@ function cardEl(name, opts = {}) {
 // The cards on the table of a state message (the live table's or a replay frame): the trick
 // being played, or, while a finished trick lies there (`gathering`), its four cards with the
 // winner's marked. `rel` maps a seat to its place (0 bottom, 1 right, 2 top, 3 left).
+// Motion: a card new on the table slides in from its seat's side ("arrive"); a finished trick
+// slides to its winner's side just before it is gathered ("gather-R", timed by the room's
+// `gather`). Cards already drawn are drawn still, so a redraw does not replay them. People who
+// ask for reduced motion get none (style.css).
+let TRICK_SHOWN = new Set();
 function drawTrick(m, rel) {
   for (let r = 0; r < 4; r++) document.getElementById(`slot-${r}`).replaceChildren();
   const done = m.gathering && m.last_trick ? m.last_trick : null;
+  const shown = new Set();
   for (const [seat, name] of done ? done.cards : m.trick || []) {
     const card = cardEl(name);
+    const key = `${seat}:${name}`;
+    shown.add(key);
+    if (!TRICK_SHOWN.has(key)) card.classList.add("arrive");
     if (done && seat === done.winner) card.classList.add("winner");
+    if (done && m.gather > 0.5) { // a live table's pause (replays step by hand: no gathering motion)
+      card.classList.add(`gather-${rel(done.winner)}`);
+      card.style.animationDelay = `${m.gather - 0.45}s`;
+    }
     document.getElementById(`slot-${rel(seat)}`).append(card);
   }
+  TRICK_SHOWN = shown;
   return done ? done.winner : null;
 }
 

@@ -243,8 +243,8 @@ def check_layout(page, moment: str) -> None:
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (1024, 700)])
 def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(browser, server, width, height, shots):
     """At 390x844 and 1024x700, in the bidding, the play and a finished trick, English and Arabic."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+    context = browser.new_context(viewport={"width": width, "height": height}, reduced_motion="reduce")
+    page = context.new_page()  # no motion: the boxes are measured where the cards come to rest
     room = new_room(server, gather=10)  # on the fake clock a finished trick stays while it is measured
     page.goto(server.url + room["url"])
     page.wait_for_selector("button.call", timeout=WAIT)
@@ -866,3 +866,35 @@ def test_watch_mode_and_a_replay(server, page, clock, shots):
     expect(page.locator("#step-label")).to_contain_text(f"{at - 1} /")
     page.keyboard.press("Home")
     expect(page.locator("#step-label")).to_contain_text("0 /")
+
+
+def test_played_cards_slide_in_and_a_finished_trick_slides_to_its_winner_unless_motion_is_reduced(browser, server):
+    """Issue 49, goal 5: a card new on the table slides in from its seat's side, once (a redraw
+    does not replay it); a finished trick slides to its winner's side before it is gathered; with
+    reduced motion asked for, no card moves."""
+    for reduced in (False, True):
+        context = browser.new_context(reduced_motion="reduce" if reduced else "no-preference")
+        page = context.new_page()
+        room = new_room(server, gather=10)
+        page.goto(server.url + room["url"])
+        page.wait_for_selector("button.call", timeout=WAIT)
+        page.locator('button.call[data-action="37"]').click()  # sun
+        page.wait_for_selector("button.card.legal, #trick .card.winner", timeout=WAIT)
+        animated = """() => [...document.querySelectorAll('#trick .card')].map(c =>
+            [c.className, getComputedStyle(c).animationName, getComputedStyle(c).animationDelay])"""
+        if page.locator("button.card.legal").count():
+            page.locator("button.card.legal").first.click()
+            page.wait_for_selector("#trick .card.arrive", timeout=WAIT)
+            cards = page.evaluate(animated)
+            arriving = [c for c in cards if "arrive" in c[0]]
+            assert arriving
+            assert all((name == "none") == reduced for _, name, _ in arriving), cards
+            page.evaluate("() => render()")  # a redraw: the cards already there stay still
+            assert not [c for c in page.evaluate(animated) if "arrive" in c[0]]
+        page.wait_for_selector("#trick .card.winner", timeout=WAIT)
+        cards = page.evaluate(animated)
+        assert all("gather-" in c[0] for c in cards) and len(cards) == 4, cards
+        assert all((name == "none") == reduced for _, name, _ in cards), cards
+        if not reduced:  # the slide ends the room's 10 s pause
+            assert all(delay == "9.55s" for _, _, delay in cards), cards
+        context.close()
