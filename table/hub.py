@@ -211,8 +211,9 @@ class Hub:
 
     # ------------------------------------------------------------------ rooms
     def create(self, config: RoomConfig, creator: int | None) -> tuple[Room, dict[str, str]]:
-        """A new room; returns it and its tokens: ``seat`` (the creator's), ``invite`` (when a
-        seat is left for someone else), ``watch`` (a table without persons)."""
+        """A new room; returns it and its tokens: ``seat`` (the creator's), ``invite-S`` for each
+        seat S left for someone else (an invitation of its own), ``watch`` (a table without
+        persons)."""
         for seat in config.seats:
             self.agent(seat.agent)  # load (and verify) every agent before the room exists
             self.warm(seat.agent)
@@ -222,8 +223,8 @@ class Hub:
         tokens: dict[str, str] = {}
         if creator is not None:
             tokens["seat"] = room.issue_token(creator)
-        if room.open_seats():
-            tokens["invite"] = room.issue_invite()
+        for invited, token in room.issue_invites().items():
+            tokens[f"invite-{invited}"] = token
         if not config.persons:
             tokens["watch"] = room.issue_watch()
         if not room.open_seats():

@@ -68,7 +68,8 @@ class Room:
         self.table = Table(config.rules, "match", SeededDeals(config.seed))
         self.club = ClubClock(TEMPOS[config.tempo], [s.kind == "person" for s in config.seats])
         self.tokens: list[str | None] = [None] * NUM_SEATS  # token hashes of the persons' seats
-        self.invite: str | None = None  # hash of the invitation token (None: nobody may join)
+        # per seat, the hash of its invitation's token (None: nobody is invited to it, or it is taken)
+        self.invites: list[str | None] = [None] * NUM_SEATS
         self.watch: str | None = None  # hash of the watch token (tables without a person)
         self.names = [s.name for s in config.seats]
         self.ply = 0  # actions applied since the room began: the state's version
@@ -96,10 +97,29 @@ class Room:
         self.tokens[seat] = token_hash(token)
         return token
 
-    def issue_invite(self) -> str:
-        token = new_token()
-        self.invite = token_hash(token)
-        return token
+    def issue_invites(self) -> dict[int, str]:
+        """An invitation of its own for every open seat, so that each link seats its own person
+        (the partner's link, an opponent's); returns the tokens by seat."""
+        tokens: dict[int, str] = {}
+        for seat in self.open_seats():
+            tokens[seat] = new_token()
+            self.invites[seat] = token_hash(tokens[seat])
+        return tokens
+
+    def invited_seat(self, invite: object) -> int:
+        """The seat an invitation is for. Raises ``Refused``: not an invitation of this table
+        (``bad_token``), or its seat is taken (``full``)."""
+        matched = False
+        if isinstance(invite, str) and invite:
+            h = token_hash(invite)
+            for seat, want in enumerate(self.invites):
+                if want is not None and hmac.compare_digest(want, h):
+                    matched = True
+                    if self.tokens[seat] is None:
+                        return seat
+        if matched:  # (a room saved with one invitation for several seats has several)
+            raise Refused("full", "the seat of this invitation is taken")
+        raise Refused("bad_token", "this invitation does not belong to this table")
 
     def issue_watch(self) -> str:
         token = new_token()
@@ -122,18 +142,29 @@ class Room:
         """Persons' seats nobody has joined yet."""
         return [s for s in self.config.persons if self.tokens[s] is None]
 
+    def invitation(self, invite: object) -> dict[str, Any]:
+        """What an invitation's page shows before its person sits down: the seat, who is seated
+        already (the host first), the rules and the clock. Raises ``Refused`` as ``invited_seat``."""
+        seat = self.invited_seat(invite)
+        seated = [s for s in range(NUM_SEATS) if self.tokens[s] is not None]
+        tempo = TEMPOS[self.config.tempo]
+        return {
+            "seat": seat,
+            "host": self.names[seated[0]] if seated else None,
+            "host_seat": seated[0] if seated else None,
+            "names": self.names[:],
+            "kinds": [s.kind for s in self.config.seats],
+            "rules": self.config.rules.to_dict(),
+            "tempo": {"name": tempo.name, "card": tempo.card, "call": tempo.call},
+        }
+
     def join(self, invite: object, name: str, now: float) -> tuple[int, str]:
-        """Someone with the invitation takes the first open seat; returns (seat, token).
+        """Someone with an invitation takes its seat; returns (seat, token).
 
         Raises:
-            Refused: a wrong invitation, or no seat is open.
+            Refused: a wrong invitation, or its seat is taken.
         """
-        if not (isinstance(invite, str) and self.invite and hmac.compare_digest(self.invite, token_hash(invite))):
-            raise Refused("bad_token", "this invitation does not belong to this table")
-        open_ = self.open_seats()
-        if not open_:
-            raise Refused("full", "every seat at this table is taken")
-        seat = open_[0]
+        seat = self.invited_seat(invite)
         name = (name or "").strip()[:MAX_NAME] or self.names[seat]
         self.names[seat] = name
         token = self.issue_token(seat)
@@ -394,7 +425,7 @@ class Room:
             "id": self.id,
             "config": self.config.to_dict(),
             "tokens": self.tokens[:],
-            "invite": self.invite,
+            "invites": self.invites[:],
             "watch": self.watch,
             "names": self.names[:],
             "started": self.started,
@@ -422,7 +453,14 @@ class Room:
             raise ValueError(f"a saved room must be of format {ROOM_FORMAT!r}")
         room = cls(data["id"], RoomConfig.from_dict(data["config"]), now)
         room.tokens = list(data["tokens"])
-        room.invite, room.watch = data["invite"], data["watch"]
+        room.watch = data["watch"]
+        if "invites" in data:
+            room.invites = list(data["invites"])
+        else:  # saved before invitations were per seat: the one invitation seats every open seat
+            room.invites = [
+                data["invite"] if room.tokens[s] is None and s in room.config.persons else None
+                for s in range(NUM_SEATS)
+            ]
         room.names = list(data["names"])
         room.started = bool(data["started"])
         room.table.deals = SeededDeals(room.config.seed, int(data["drawn"]))

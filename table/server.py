@@ -45,6 +45,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.registry import AgentSpecError, known_agents, resolve_spec
+from baloot_env.cards import NUM_SEATS
 from baloot_env.errors import ConfigError
 from baloot_env.rules import RuleConfig
 from table.clocks import TEMPOS, Clock, SystemClock
@@ -90,6 +91,11 @@ class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     invite: str = Field(max_length=100)
     name: str = Field(default="Guest", min_length=1, max_length=MAX_NAME)
+
+
+class InvitationRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    invite: str = Field(max_length=100)
 
 
 class SheetRequest(BaseModel):
@@ -241,6 +247,17 @@ def create_app(
         hub.changed(new, seats=True)
         return _links(new.id, seat, tokens)
 
+    @app.post("/api/rooms/{room_id}/invitation")
+    async def invitation(room_id: str, req: InvitationRequest) -> dict[str, Any]:
+        """The seat, host, rules and clock an invitation offers (its page shows them)."""
+        room = hub.rooms.get(room_id)
+        if room is None:
+            raise HTTPException(404, "no such table (or it is over)")
+        try:
+            return room.invitation(req.invite)
+        except Refused as e:
+            raise HTTPException(403 if e.code == "bad_token" else 409, str(e)) from None
+
     @app.post("/api/rooms/{room_id}/join")
     async def join_room(room_id: str, req: JoinRequest) -> dict[str, Any]:
         room = hub.rooms.get(room_id)
@@ -373,14 +390,20 @@ def _room_token_ok(room_data: dict[str, Any], token: str) -> bool:
 
 
 def _links(room_id: str, creator: int | None, tokens: dict[str, str]) -> dict[str, Any]:
-    """What a new table's creator is given: their seat's link (or the watch link) and the
-    invitation link when seats are open."""
+    """What a new table's creator is given: their seat's link (or the watch link) and, when seats
+    are open, an invitation link for each (``invites``: seat and url, the partner's first, then
+    around the table; ``invite_url``: the first of them)."""
     out: dict[str, Any] = {"room": room_id, "seat": creator}
     if "seat" in tokens:
         out["token"] = tokens["seat"]
         out["url"] = f"/t/{room_id}#{tokens['seat']}"
-    if "invite" in tokens:
-        out["invite_url"] = f"/join/{room_id}#{tokens['invite']}"
+    around = [(creator + k) % NUM_SEATS for k in (2, 1, 3)] if creator is not None else list(range(NUM_SEATS))
+    invites = [
+        {"seat": s, "url": f"/join/{room_id}#{tokens[f'invite-{s}']}"} for s in around if f"invite-{s}" in tokens
+    ]
+    if invites:
+        out["invites"] = invites
+        out["invite_url"] = invites[0]["url"]
     if "watch" in tokens:
         out["token"] = tokens["watch"]
         out["url"] = f"/watch/{room_id}#{tokens['watch']}"

@@ -49,7 +49,13 @@ const I18N = {
       watchSpeed: "Speed (seconds a move)",
       watch: "Watch",
       inviteFriend: "invite a friend",
-      sendLink: "Send this private link to the players you invite:",
+      sendLink: "Send each player you invite the private link of their seat:",
+      invitedTo: "{0} invites you to sit {1}.",
+      invitedSeat1: "on their right",
+      invitedSeat2: "as their partner, opposite them",
+      invitedSeat3: "on their left",
+      invitedRules: "Rules:",
+      invitedClock: "Clock: {0} s a card, {1} s a call.",
       goSeat: "Go to your seat",
       err_bad_token: "This link does not open a seat at this table.",
       err_full: "Every seat at this table is taken.",
@@ -279,7 +285,13 @@ const I18N = {
       watchSpeed: "السرعة (ثوانٍ لكل حركة)",
       watch: "شاهد",
       inviteFriend: "ادعُ صديقًا",
-      sendLink: "أرسل هذا الرابط الخاص لمن تدعوه:",
+      sendLink: "أرسل لكل لاعب تدعوه الرابط الخاص بمقعده:",
+      invitedTo: "يدعوك {0} إلى الجلوس {1}.",
+      invitedSeat1: "على يمينه",
+      invitedSeat2: "شريكًا له، مقابله",
+      invitedSeat3: "على يساره",
+      invitedRules: "القواعد:",
+      invitedClock: "الوقت: {0} ث للورقة، {1} ث للنداء.",
       goSeat: "اذهب إلى مقعدك",
       err_bad_token: "هذا الرابط لا يفتح مقعدًا في هذه الطاولة.",
       err_full: "كل المقاعد في هذه الطاولة مشغولة.",
@@ -576,6 +588,27 @@ function cardEl(name, opts = {}) {
 // The cards on the table of a state message (the live table's or a replay frame): the trick
 // being played, or, while a finished trick lies there (`gathering`), its four cards with the
 // winner's marked. `rel` maps a seat to its place (0 bottom, 1 right, 2 top, 3 left).
+// A private link to pass on: copied (the field selected, for pages without the clipboard API),
+// and the button says so. `share`: offered to the system's share sheet first where there is one
+// (a phone), for an invitation.
+async function copyLink(url, button, field, share = false) {
+  if (share && navigator.share) {
+    try {
+      await navigator.share({ title: tr("invited"), url });
+      return;
+    } catch (e) {
+      // dismissed, or not allowed here: copy instead
+    }
+  }
+  if (field) field.select();
+  try {
+    await navigator.clipboard.writeText(url);
+  } catch (e) {
+    document.execCommand("copy"); // http pages without the clipboard API
+  }
+  button.textContent = tr("copied");
+}
+
 // Motion: a card new on the table slides in from its seat's side ("arrive"); a finished trick
 // slides to its winner's side just before it is gathered ("gather-R", timed by the room's
 // `gather`). Cards already drawn are drawn still, so a redraw does not replay them. People who

@@ -106,11 +106,20 @@ async function main() {
         seats, name: f.name.value, tempo: f.tempo.value, bot_delay: Number(f.bot_delay.value),
         rules: readRules(document.getElementById("rules")),
       });
-      if (r.invite_url) {
+      if (r.invites) {
+        // one private link per invited seat (the partner's first), each with its copy or share button
         const box = document.getElementById("invite");
         box.hidden = false;
-        const link = location.origin + r.invite_url;
-        box.replaceChildren(el("p", {}, el("span", { "data-t": "sendLink" }, tr("sendLink")), " ", el("code", { class: "link" }, link)),
+        const links = r.invites.map((inv) => {
+          const link = location.origin + inv.url;
+          const rel = (inv.seat - mine + 4) % 4;
+          const copy = el("button", { type: "button", class: "copy-invite", "data-t": "copy" }, tr("copy"));
+          copy.onclick = () => copyLink(link, copy, null, true);
+          return el("li", { class: "invite-link", "data-seat": inv.seat },
+            el("strong", { "data-t": ["", "rightSeat", "partner", "leftSeat"][rel] }, tr(["", "rightSeat", "partner", "leftSeat"][rel])),
+            " ", el("code", { class: "link" }, link), " ", copy);
+        });
+        box.replaceChildren(el("p", {}, el("span", { "data-t": "sendLink" }, tr("sendLink"))), el("ul", { class: "invite-links" }, ...links),
           el("p", {}, el("a", { href: r.url, id: "go", "data-t": "goSeat" }, tr("goSeat"))));
       } else {
         location.href = r.url;

@@ -81,15 +81,7 @@ function showSeatLink() {
   const box = document.getElementById("seat-link-box");
   const field = el("input", { readonly: true, value: url, id: "seat-link-url", "aria-label": tr("seatLink") });
   const copy = el("button", { type: "button", id: "seat-link-copy" }, tr("copy"));
-  copy.onclick = async () => {
-    field.select();
-    try {
-      await navigator.clipboard.writeText(url);
-    } catch (e) {
-      document.execCommand("copy"); // http pages without the clipboard API
-    }
-    copy.textContent = tr("copied");
-  };
+  copy.onclick = () => copyLink(url, copy, field);
   box.replaceChildren(el("p", {}, tr("seatLinkHelp")), field, copy);
   box.hidden = !box.hidden;
   if (!box.hidden) field.select();

@@ -898,3 +898,38 @@ def test_played_cards_slide_in_and_a_finished_trick_slides_to_its_winner_unless_
         if not reduced:  # the slide ends the room's 10 s pause
             assert all(delay == "9.55s" for _, _, delay in cards), cards
         context.close()
+
+
+def test_the_lobby_gives_each_invited_seat_its_own_link_and_the_invitation_says_what_it_offers(browser, server):
+    """Issue 49: inviting the partner and an opponent gives two links, each labelled with its
+    seat and with a copy button; the partner's link says who invites, to which seat, the clock
+    and the rules, and seats its person opposite the host."""
+    page = browser.new_context().new_page()
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
+    page.fill('input[name="name"]', "Noura")
+    page.select_option("#rel-2", "invite")  # the partner
+    page.select_option("#rel-3", "invite")  # the left-hand opponent
+    page.click("#start")
+    links = page.locator("#invite li.invite-link")
+    expect(links).to_have_count(2, timeout=WAIT)
+    assert links.locator("strong").all_inner_texts() == ["Partner", "Left (the previous seat)"]
+    expect(links.locator("button.copy-invite")).to_have_count(2)
+    urls = links.locator("code.link").all_inner_texts()
+    assert len(set(urls)) == 2
+    guest = browser.new_context().new_page()
+    guest.goto(urls[0])  # the partner's
+    expect(guest.locator("#offer-seat")).to_have_text(
+        "Noura invites you to sit as their partner, opposite them.", timeout=WAIT
+    )
+    expect(guest.locator("#offer-clock")).to_have_text("Clock: 30 s a card, 40 s a call.")
+    expect(guest.locator(".offer-rules li")).to_have_count(10)
+    guest.fill('input[name="name"]', "Lana")
+    guest.click("#join")
+    guest.wait_for_url("**/t/**", timeout=WAIT)
+    room = guest.url.split("/t/")[1].split("#")[0]
+    names = server.call(lambda: server.app.state.hub.rooms[room].names)
+    host = names.index("Noura")
+    assert names[(host + 2) % 4] == "Lana"  # opposite the host
+    page.context.close()
+    guest.context.close()

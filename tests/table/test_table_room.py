@@ -342,3 +342,22 @@ def test_club_clock_refuses_a_corrupt_saved_form():
     for key, bad in (("format", "x"), ("tempo", "slow"), ("status", ["human"] * 3), ("turn_kind", "x")):
         with pytest.raises(ValueError):
             ClubClock.from_data({**data, key: bad}, 0.0)
+
+
+def test_a_room_saved_with_one_invitation_for_its_open_seats_still_seats_each_guest():
+    """Rooms saved before invitations were per seat held one ``invite`` for every open seat;
+    restored, that link still seats a guest in each open seat, then is refused as full."""
+    from table.room import token_hash
+
+    clock = FakeClock()
+    config = RoomConfig(seats=(SeatSpec("person", "heuristic", "Host"),) + (SeatSpec("person", "heuristic", "g"),) * 3)
+    room = Room("old", config, clock.now())
+    room.issue_token(0)
+    data = room.to_data(clock.now())
+    del data["invites"]
+    data["invite"] = token_hash("the-old-link")
+    back = Room.from_data(json.loads(json.dumps(data)), clock.now())
+    assert sorted(back.join("the-old-link", f"guest {k}", clock.now())[0] for k in range(3)) == [1, 2, 3]
+    with pytest.raises(Refused) as e:
+        back.join("the-old-link", "late", clock.now())
+    assert e.value.code == "full"

@@ -48,10 +48,14 @@ def new_room(s, seats, **kw) -> dict:
     return r
 
 
-def join(s, room: dict, name: str = "Guest") -> dict:
-    status, r = post(
-        f"{s.url}/api/rooms/{room['room']}/join", {"invite": room["invite_url"].split("#")[1], "name": name}
-    )
+def invite_of(room: dict, seat: int | None = None) -> str:
+    """The invitation token of ``seat`` (default: the first invitation, the partner's if invited)."""
+    url = room["invite_url"] if seat is None else {i["seat"]: i["url"] for i in room["invites"]}[seat]
+    return url.split("#")[1]
+
+
+def join(s, room: dict, name: str = "Guest", seat: int | None = None) -> dict:
+    status, r = post(f"{s.url}/api/rooms/{room['room']}/join", {"invite": invite_of(room, seat), "name": name})
     assert status == 200, r
     return r
 
@@ -350,10 +354,11 @@ def test_invitations_fill_the_open_seats_then_the_game_starts(server):
     assert me.until(state())["phase"] == "waiting" and me.state["open_seats"] == [1, 3]
     status, r = post(f"{server.url}/api/rooms/{room['room']}/join", {"invite": "guessed", "name": "X"})
     assert status == 403
-    a, b = join(server, room, "Sara"), join(server, room, "Omar")
+    assert [i["seat"] for i in room["invites"]] == [1, 3]  # a link of its own for each open seat
+    b, a = join(server, room, "Omar", seat=3), join(server, room, "Sara", seat=1)  # each link seats its own person
     assert (a["seat"], b["seat"]) == (1, 3) and a["token"] != b["token"]
-    status, r = post(f"{server.url}/api/rooms/{room['room']}/join", {"invite": room["invite_url"].split("#")[1]})
-    assert status == 409
+    status, r = post(f"{server.url}/api/rooms/{room['room']}/join", {"invite": invite_of(room, 1)})
+    assert status == 409  # a used invitation: its seat is taken
     m = me.until(state(lambda x: x["phase"] == "bidding"))
     assert m["names"][1] == "Sara" and m["names"][3] == "Omar"
 
@@ -375,8 +380,8 @@ def test_a_restarted_server_resumes_a_doubled_hand_its_clocks_and_the_turn(tmp_p
     with serve(create_app(db, clock=clock, default_agent="heuristic")) as s:
         room = new_room(s, ["me", "invite", "invite", "invite"])
         tokens = {0: room["token"]}
-        for _ in range(3):
-            r = join(s, room)
+        for seat in (1, 2, 3):
+            r = join(s, room, seat=seat)
             tokens[r["seat"]] = r["token"]
         clients = {seat: Client(s.url, room["room"], t) for seat, t in tokens.items()}
 
@@ -535,3 +540,20 @@ def test_a_bot_thinking_past_its_cap_is_answered_for_and_the_table_goes_on(tmp_p
     assert slow.calls == fast.calls == 1
     assert fast_move == 37  # its own move: sun
     assert slow_move != 37  # the fallback's move, made within the cap
+
+
+def test_each_invitation_is_for_one_seat_and_says_what_it_offers(server):
+    """Issue 49: one link per invited seat, so the partner can be invited apart from the
+    opponents; the invitation's page learns the seat, the host, the rules and the clock."""
+    room = new_room(server, ["me", "invite", "invite", "invite"], rules={"sun_double": True}, tempo="fast")
+    assert [i["seat"] for i in room["invites"]] == [2, 1, 3]  # the partner's first
+    assert len({i["url"] for i in room["invites"]}) == 3 and room["invite_url"] == room["invites"][0]["url"]
+    status, info = post(f"{server.url}/api/rooms/{room['room']}/invitation", {"invite": invite_of(room, 2)})
+    assert status == 200 and info["seat"] == 2 and info["host"] == "You"
+    assert info["rules"]["sun_double"] is True and info["tempo"] == {"name": "fast", "card": 15.0, "call": 25.0}
+    status, _ = post(f"{server.url}/api/rooms/{room['room']}/invitation", {"invite": "guessed"})
+    assert status == 403
+    assert join(server, room, "Partner", seat=2)["seat"] == 2
+    status, _ = post(f"{server.url}/api/rooms/{room['room']}/invitation", {"invite": invite_of(room, 2)})
+    assert status == 409  # used: its seat is taken; the other two still seat their own people
+    assert [join(server, room, n, seat=k)["seat"] for n, k in (("Left", 3), ("Right", 1))] == [3, 1]
