@@ -88,45 +88,59 @@ def check_entry(entry: object, rules: RuleConfig) -> dict[str, Any]:
     kaboot = entry.get("kaboot")
     if kaboot is not None:
         kaboot = _team(kaboot, "kaboot")
-    total = RAW_TOTAL[contract]
-    raw = entry.get("raw")
-    if kaboot is not None and raw is None:
-        raw = [total, 0] if kaboot == 0 else [0, total]
-    raw = _ints(raw, "raw")
-    if sum(raw) != total:
-        raise SheetError(f"raw points must add up to {total} in {contract} (R1.4), got {raw}")
-    if kaboot is not None and raw[1 - kaboot] != 0:
-        raise SheetError(f"in a kaboot by team {kaboot} the other team has no raw points, got {raw}")
-    projects = entry.get("projects", [[], []])
-    column = 0 if contract == HOKUM else 1  # PROJECT_VALUES' hokum and sun values
-    allowed = sorted({v[column] for v in PROJECT_VALUES.values()})
-    if not (isinstance(projects, list) and len(projects) == 2 and all(isinstance(p, list) for p in projects)):
-        raise SheetError(f"projects must be [[team 0's values], [team 1's values]], got {projects!r}")
-    projects = [
-        [PROJECT_VALUES[v][column] if isinstance(v, str) and v in PROJECT_VALUES else v for v in p] for p in projects
-    ]
-    for t, values in enumerate(projects):
-        bad = [v for v in values if isinstance(v, bool) or v not in allowed]
-        if bad:
-            raise SheetError(f"team {t}'s projects {bad}: a {contract} project is worth one of {allowed} (R6.1)")
-    if projects[0] and projects[1]:
-        raise SheetError("only the team with the best project scores projects (R6.3): give one team's values")
-    if (projects[0] or projects[1]) and not rules.projects:
-        raise SheetError("projects are switched off under these rules (V2, R6.6)")
-    baloot = _ints(entry.get("baloot", [0, 0]), "baloot")
-    if any(b not in (0, BALOOT_POINTS) for b in baloot) or sum(baloot) > BALOOT_POINTS:
-        raise SheetError(f"baloot is [0, 0], [2, 0] or [0, 2] (one player holds it, R6.5), got {baloot}")
-    if sum(baloot) and (contract != HOKUM or not rules.projects):
-        raise SheetError("a baloot exists only in hokum, with projects on (R6.5, R6.6)")
     return {
         "contract": contract,
         "caller": caller,
         "level": level,
-        "raw": raw,
-        "projects": [list(p) for p in projects],
-        "baloot": baloot,
+        "raw": _raw(entry.get("raw"), contract, kaboot),
+        "projects": _projects(entry.get("projects", [[], []]), contract, rules),
+        "baloot": _baloot(entry.get("baloot", [0, 0]), contract, rules),
         "kaboot": kaboot,
     }
+
+
+def _raw(raw: object, contract: str, kaboot: int | None) -> list[int]:
+    """The raw card points of the two teams (R1.4); a kaboot's filled in when left out (R7.6)."""
+    total = RAW_TOTAL[contract]
+    if kaboot is not None and raw is None:
+        raw = [total, 0] if kaboot == 0 else [0, total]
+    points = _ints(raw, "raw")
+    if sum(points) != total:
+        raise SheetError(f"raw points must add up to {total} in {contract} (R1.4), got {points}")
+    if kaboot is not None and points[1 - kaboot] != 0:
+        raise SheetError(f"in a kaboot by team {kaboot} the other team has no raw points, got {points}")
+    return points
+
+
+def _projects(projects: object, contract: str, rules: RuleConfig) -> list[list[int]]:
+    """The scoring projects' game points by team (R6.1, R6.3); a kind given by name is valued by
+    the contract."""
+    column = 0 if contract == HOKUM else 1  # PROJECT_VALUES' hokum and sun values
+    allowed = sorted({v[column] for v in PROJECT_VALUES.values()})
+    if not (isinstance(projects, list) and len(projects) == 2 and all(isinstance(p, list) for p in projects)):
+        raise SheetError(f"projects must be [[team 0's values], [team 1's values]], got {projects!r}")
+    values = [
+        [PROJECT_VALUES[v][column] if isinstance(v, str) and v in PROJECT_VALUES else v for v in p] for p in projects
+    ]
+    for t, team in enumerate(values):
+        bad = [v for v in team if isinstance(v, bool) or v not in allowed]
+        if bad:
+            raise SheetError(f"team {t}'s projects {bad}: a {contract} project is worth one of {allowed} (R6.1)")
+    if values[0] and values[1]:
+        raise SheetError("only the team with the best project scores projects (R6.3): give one team's values")
+    if (values[0] or values[1]) and not rules.projects:
+        raise SheetError("projects are switched off under these rules (V2, R6.6)")
+    return values
+
+
+def _baloot(baloot: object, contract: str, rules: RuleConfig) -> list[int]:
+    """The baloot's 2 points by team (R6.5, R6.6)."""
+    points = _ints(baloot, "baloot")
+    if any(b not in (0, BALOOT_POINTS) for b in points) or sum(points) > BALOOT_POINTS:
+        raise SheetError(f"baloot is [0, 0], [2, 0] or [0, 2] (one player holds it, R6.5), got {points}")
+    if sum(points) and (contract != HOKUM or not rules.projects):
+        raise SheetError("a baloot exists only in hokum, with projects on (R6.5, R6.6)")
+    return points
 
 
 def hand_result(entry: dict[str, Any], dealer: int, rules: RuleConfig, match_score: tuple[int, int]) -> HandResult:
