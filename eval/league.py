@@ -321,14 +321,7 @@ def league(
     keys = {(i, j): _pair_key((specs[i], specs[j]), identity, deal_set, full_checksum, seed, rules) for i, j in pairs}
     saved = {p: _read_pair(pair_path(pairs_dir, specs[p[0]], specs[p[1]])) for p in pairs} if pairs_dir else {}
     views = decision_views(deal_set, time_positions, seed, rules=rules) if time_positions else []
-    timing: dict[str, Any] | None = {} if views else None
-    size: dict[str, Any] = {}
-    for spec in specs:
-        if progress and views:
-            print(f"[league] timing {spec} on {len(views)} decisions", file=sys.stderr, flush=True)
-        if timing is not None:
-            timing[spec] = time_decisions(spec, views, seed, torch_threads)
-        size[spec] = agent_size(spec, agents[spec])
+    timing, size = _time_and_size(agents, views, seed, torch_threads, progress)
     mean = [[0.0] * k for _ in range(k)]
     interval: list[list[list[float] | None]] = [[None] * k for _ in range(k)]
     scores = [[0.0] * k for _ in range(k)]
@@ -351,9 +344,7 @@ def league(
                 rules=rules,
                 other_rules=True,  # checked above
             )
-            d = [r.d for r in run.records]
-            wins = sum(x > 0 for x in d) + 0.5 * sum(x == 0 for x in d)
-            result = {"mean": mean_sd(d)[0], "ci95": list(ci95(d)), "deal_wins": [wins, len(d) - wins], "games": len(d)}
+            result = _pair_result([r.d for r in run.records])
             if pairs_dir:
                 path = pair_path(pairs_dir, specs[i], specs[j])
                 write_json_atomic(path, {"format": PAIR_FORMAT, **keys[(i, j)], "deal_set": deal_set.name, **result})
@@ -381,6 +372,27 @@ def league(
         "timing": timing,
         "size": size,
     }
+
+
+def _time_and_size(
+    agents: dict[str, Agent], views: list[Any], seed: int, torch_threads: int | None, progress: bool
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Each agent's time per decision on ``views`` (None when there are none) and its size."""
+    timing: dict[str, Any] | None = {} if views else None
+    size: dict[str, Any] = {}
+    for spec, agent in agents.items():
+        if progress and views:
+            print(f"[league] timing {spec} on {len(views)} decisions", file=sys.stderr, flush=True)
+        if timing is not None:
+            timing[spec] = time_decisions(spec, views, seed, torch_threads)
+        size[spec] = agent_size(spec, agent)
+    return timing, size
+
+
+def _pair_result(d: list[float]) -> dict[str, Any]:
+    """A pair's figures from its deals' d (row minus column): mean, interval, deals won, deals."""
+    wins = sum(x > 0 for x in d) + 0.5 * sum(x == 0 for x in d)
+    return {"mean": mean_sd(d)[0], "ci95": list(ci95(d)), "deal_wins": [wins, len(d) - wins], "games": len(d)}
 
 
 def ladder_markdown(rep: dict[str, Any], against: str = "heuristic") -> str:
