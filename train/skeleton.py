@@ -65,7 +65,12 @@ def check_run_dir(path: str) -> None:
 
 class RunFrame(ABC):
     """One training run in ``cfg.run_dir`` (fresh, or resumed from its latest checkpoint); see the
-    module docstring. ``cfg`` is a ``TrainConfig`` or ``RLlibTrainConfig``."""
+    module docstring. ``cfg`` is a ``TrainConfig`` or ``RLlibTrainConfig``.
+
+    Making one stores its settings and does nothing else. ``open()`` (or entering it as a context
+    manager) takes the run dir's lock and builds the run (``start``: fresh, or resumed);
+    ``run()`` and ``finish()`` open it first, so ``Trainer(cfg).finish()`` is a whole run, and
+    ``close()`` (leaving the context) stops it and releases the lock."""
 
     LOG_PREFIX = "train"  # of the progress lines on stderr
 
@@ -79,12 +84,21 @@ class RunFrame(ABC):
         self.start_step = 0
         self.next: dict[str, int | None] = {}
         self.lock = RunLock(self.run_dir)
+        self.opened = False
+
+    def open(self) -> RunFrame:
+        """Take the run dir's lock (``RunDirBusyError`` when another run holds it), then build the
+        run; once. A failure on the way releases the lock and what was built."""
+        if self.opened:
+            return self
         self.lock.acquire()  # before anything reads or moves the run dir
         try:
             self.start()
         except BaseException:
             self.close()
             raise
+        self.opened = True
+        return self
 
     # ------------------------------------------------------------------ what a backend says
     @abstractmethod
@@ -238,6 +252,7 @@ class RunFrame(ABC):
         """Expert iteration's rounds, then PPO to ``ppo.total_steps``, from wherever the run
         stands; a checkpoint before (right after the warm start: a kill never costs it again),
         after each round and after PPO."""
+        self.open()
         if not self.has_checkpoint():
             self.checkpoint()
         self.expert_rounds()
@@ -276,14 +291,18 @@ class RunFrame(ABC):
 
     # ------------------------------------------------------------------ lock
     def close(self) -> None:
-        """Stop the backend and release the run dir's lock (the run is over or abandoned)."""
+        """Stop the backend and release the run dir's lock (the run is over or abandoned); nothing
+        when the run was never opened."""
+        if not self.lock.held:
+            return
         try:
             self.stop()
         finally:
             self.lock.release()
+            self.opened = False
 
     def __enter__(self) -> RunFrame:
-        return self
+        return self.open()
 
     def __exit__(self, *exc: object) -> None:
         self.close()

@@ -178,7 +178,7 @@ def _tiny(tmp_path, rounds: int, **extra):
 def test_a_run_plays_its_rounds_before_ppo_and_a_killed_run_resumes_at_its_round(tmp_path):
     from train.trainer import Trainer
 
-    straight = Trainer(_tiny(tmp_path / "a", 2), quiet=True)
+    straight = Trainer(_tiny(tmp_path / "a", 2), quiet=True).open()
     warm = [p.detach().clone() for p in straight.net.parameters()]
     straight.run()
     assert straight.expert_done == 2 and [s["round"] for s in straight.expert_stats] == [1, 2]
@@ -194,7 +194,7 @@ def test_a_run_plays_its_rounds_before_ppo_and_a_killed_run_resumes_at_its_round
     first = Trainer(_tiny(tmp_path / "b", 1), quiet=True)
     first.run()
     first.close()
-    resumed = Trainer(_tiny(tmp_path / "b", 2), resume=True, quiet=True)
+    resumed = Trainer(_tiny(tmp_path / "b", 2), resume=True, quiet=True).open()
     assert resumed.expert_done == 1
     resumed.run()
     resumed.close()

@@ -154,7 +154,7 @@ def test_a_two_process_run_stopped_at_a_checkpoint_resumes_to_the_same_weights(t
         assert all(torch.equal(a, b) for a, b in zip(expected, _params(resumed), strict=True))
     one = tiny(tmp_path / "b", pretrain={"positions": 0}, ppo={"total_steps": 1024})
     with pytest.raises(CheckpointError, match="2 learner processes"):
-        Trainer(config_from_dict(one), resume=True, quiet=True)
+        Trainer(config_from_dict(one), resume=True, quiet=True).open()
 
 
 def test_a_helper_that_dies_ends_the_run_with_a_clear_error(tmp_path):

@@ -244,7 +244,7 @@ def test_killed_run_resumes_from_its_checkpoint_with_the_same_state(tmp_path):
     first.close()  # the run dir's lock: a second Trainer there is refused while the first holds it
     run_dir = tmp_path / "b" / "run"
     assert latest_checkpoint(run_dir).name == "step_000000256.pt"
-    resumed = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 512})), resume=True, quiet=True)
+    resumed = Trainer(config_from_dict(tiny(tmp_path / "b", ppo={"total_steps": 512})), resume=True, quiet=True).open()
     assert resumed.steps == 256
     assert all(torch.equal(a, b) for a, b in zip(_params(first), _params(resumed), strict=True))
     resumed.run()
@@ -414,7 +414,7 @@ def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
     cfg = config_from_dict(tiny(tmp_path, ppo={"total_steps": 128}))
     with Trainer(cfg, quiet=True) as t:
         t.run()
-    Trainer(cfg, quiet=True).close()
+    Trainer(cfg, quiet=True).open().close()
     kept = [p for p in tmp_path.iterdir() if p.name.startswith("run.old-")]
     assert len(kept) == 1 and latest_checkpoint(kept[0]).is_file()  # the earlier run is intact
     assert not (tmp_path / "run" / "checkpoints").exists()
@@ -425,22 +425,24 @@ def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architec
     from train.trainer import Trainer
 
     cfg = config_from_dict(tiny(tmp_path, pretrain={"positions": 0}))
-    src = Trainer(cfg, quiet=True)
+    src = Trainer(cfg, quiet=True).open()
     with torch.no_grad():
         for p in src.net.parameters():
             p.add_(0.5)  # weights no fresh network has
     save_bundle(tmp_path / "b", src.net, name="b")
     src.close()
-    t = Trainer(config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True)
+    t = Trainer(
+        config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True
+    ).open()
     for a, b in zip(t.net.state_dict().values(), src.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
     t.close()
     other = tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))
     other["net"]["head_hidden"] = 7
     with pytest.raises(ConfigError, match="init_from: bundle .* has architecture"):
-        Trainer(config_from_dict(other), quiet=True)
+        Trainer(config_from_dict(other), quiet=True).open()
     with pytest.raises(ConfigError, match="init_from"):
-        Trainer(config_from_dict(tiny(tmp_path, init_from=str(tmp_path / "missing"))), quiet=True)
+        Trainer(config_from_dict(tiny(tmp_path, init_from=str(tmp_path / "missing"))), quiet=True).open()
 
 
 def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():

@@ -300,7 +300,7 @@ def test_a_second_run_in_a_live_run_dir_is_refused_and_touches_nothing(tmp_path,
     # the holder is gone (without releasing: the OS did): the run dir is free again
     with Trainer(config_from_dict(yaml.safe_load(open(cfg))), resume=True, quiet=True) as t:
         with pytest.raises(RunDirBusyError, match=r"in use by pid \d+ \(this process\)"):
-            Trainer(config_from_dict(yaml.safe_load(open(cfg))), resume=True, quiet=True)
+            Trainer(config_from_dict(yaml.safe_load(open(cfg))), resume=True, quiet=True).open()
         assert t.lock.held
 
 
@@ -331,7 +331,7 @@ def test_a_checkpoint_that_would_run_code_is_refused_and_runs_nothing(tmp_path):
     with pytest.raises(CheckpointError, match="refused, since loading it could run code"):
         load_checkpoint(path)
     with pytest.raises(CheckpointError, match="could run code"):
-        Trainer(config_from_dict(d), resume=True, quiet=True)
+        Trainer(config_from_dict(d), resume=True, quiet=True).open()
     assert not planted.exists()
 
 
