@@ -4,6 +4,7 @@ as FastAPI dependencies, so each route names what it uses."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
@@ -18,32 +19,21 @@ from table.store import Store
 RowId = Annotated[int, PathParam(ge=0, le=2**63 - 1)]
 
 
-def _hub(request: Request) -> Hub:
-    hub: Hub = request.app.state.hub
-    return hub
+def _from_app(name: str) -> Callable[[Request], Any]:
+    """A dependency that reads ``name`` from the app's state (``create_app`` puts it there)."""
 
+    def read(request: Request) -> Any:
+        return getattr(request.app.state, name)
 
-def _store(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
-
-
-def _sheets(request: Request) -> ScoreSheets:
-    sheets: ScoreSheets = request.app.state.sheets
-    return sheets
-
-
-def _board(request: Request) -> Leaderboard:
-    board: Leaderboard = request.app.state.board
-    return board
+    return read
 
 
 def _seating(request: Request) -> dict[str, Any]:
     return {"choices": request.app.state.choices, "default": request.app.state.default_agent}
 
 
-HubDep = Annotated[Hub, Depends(_hub)]
-StoreDep = Annotated[Store, Depends(_store)]
-SheetsDep = Annotated[ScoreSheets, Depends(_sheets)]
-BoardDep = Annotated[Leaderboard, Depends(_board)]
+HubDep = Annotated[Hub, Depends(_from_app("hub"))]
+StoreDep = Annotated[Store, Depends(_from_app("store"))]
+SheetsDep = Annotated[ScoreSheets, Depends(_from_app("sheets"))]
+BoardDep = Annotated[Leaderboard, Depends(_from_app("board"))]
 SeatingDep = Annotated[dict[str, Any], Depends(_seating)]  # {"choices": name -> spec, "default": a name}

@@ -54,6 +54,20 @@ def _play_both(seed: int, params: dict | None = None, rules=None) -> int:
     return moves
 
 
+def _decisions(game, rng: random.Random, hands: int, choose):
+    """Every player decision of ``hands`` random deals (chance drawn from ``rng``), each yielded
+    before ``choose(state)`` picks its action, then each hand's terminal state."""
+    for _ in range(hands):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            yield state
+            state.apply_action(choose(state))
+        yield state
+
+
 def test_the_openspiel_game_is_the_environments_game():
     moves = sum(_play_both(seed) for seed in range(12))
     assert moves > 12 * 20
@@ -91,21 +105,17 @@ def test_a_saved_hand_goes_to_openspiel_and_back():
     rng = random.Random(8)
     game = pyspiel.load_game("python_baloot", {"dealer": 1, "sun_double": True})
     checked = 0
-    for _ in range(6):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-                continue
-            back = state_of_json(game, state.hand.to_json())
-            assert back.history() == state.history() and str(back) == str(state)
-            assert back.legal_actions() == state.legal_actions()
-            for seat in range(4):
-                assert back.information_state_string(seat) == state.information_state_string(seat)
-            state.apply_action(rng.choice(state.legal_actions()))
-            checked += 1
-        done = state_of_json(game, state.hand.to_json())
-        assert done.is_terminal() and done.returns() == state.returns()
+    for state in _decisions(game, rng, hands=6, choose=lambda s: rng.choice(s.legal_actions())):
+        if state.is_terminal():
+            done = state_of_json(game, state.hand.to_json())
+            assert done.returns() == state.returns() and done.is_terminal()
+            continue
+        back = state_of_json(game, state.hand.to_json())
+        assert back.history() == state.history() and str(back) == str(state)
+        assert back.legal_actions() == state.legal_actions()
+        for seat in range(4):
+            assert back.information_state_string(seat) == state.information_state_string(seat)
+        checked += 1
     assert checked > 6 * 20
     other = HandState(deal_of_deck(list(range(32)), 0), RuleConfig(sun_double=True))
     with pytest.raises(ValueError, match="not a hand of this game"):
@@ -141,15 +151,11 @@ def test_openspiels_own_ismcts_runs_on_the_game_through_resample_from_infostate(
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, 10, random_state=rs)
     rng = random.Random(6)
     resampled = 0
-    for _ in range(2):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
-                continue
-            player = state.current_player()
-            world = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
-            assert world.information_state_string(player) == state.information_state_string(player)
-            resampled += 1
-            state.apply_action(bot.step(state))
+    for state in _decisions(game, rng, hands=2, choose=bot.step):
+        if state.is_terminal():
+            continue
+        player = state.current_player()
+        world = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert world.information_state_string(player) == state.information_state_string(player)
+        resampled += 1
     assert resampled > 2 * 20
