@@ -261,8 +261,11 @@ def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(br
             break
         check_layout(page, "play")  # the hand of 8 cards, the legal ones raised
         checked.add("play")
+        ply = page.evaluate("S.ply")
         page.locator("button.card.legal").first.click()
-        page.wait_for_timeout(60)
+        # the server's answer, before the next look: a loaded machine can take longer than a fixed
+        # pause, and a stale legal card would then be clicked after the trick was over
+        page.wait_for_function("p => S.ply > p", arg=ply, timeout=WAIT)
     assert checked == {"play", "trick"}
     page.locator("#lang").click()  # Arabic: other widths of the same labels
     page.wait_for_timeout(100)
