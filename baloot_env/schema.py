@@ -10,7 +10,8 @@ modules that define them, so a schema cannot drift from the code; the committed 
 (``docs/schemas/``, for readers in other languages) are written by ``python -m baloot_env.schema
 --out docs/schemas`` and checked against these functions by ``tests/baloot_env/test_schema.py``,
 which also validates thousands of real views and hands against them and shows that broken ones
-fail. The table's export (``table.export``) builds its schema from these pieces.
+fail. The table's export (``table.export.export_schema``, ``docs/schemas/export.schema.json``) builds
+its schema from these pieces.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ PAIR = {"type": "array", "items": COUNT, "minItems": 2, "maxItems": 2}  # one nu
 SUIT_NAME = {"enum": list(SUIT_NAMES)}
 
 
-def _array(items: dict[str, Any], least: int = 0, most: int | None = None, unique: bool = False) -> dict[str, Any]:
+def array_of(items: dict[str, Any], least: int = 0, most: int | None = None, unique: bool = False) -> dict[str, Any]:
+    """An array of ``items``, ``least`` to ``most`` long."""
     out: dict[str, Any] = {"type": "array", "items": items, "minItems": least}
     if most is not None:
         out["maxItems"] = most
@@ -60,7 +62,7 @@ def _array(items: dict[str, Any], least: int = 0, most: int | None = None, uniqu
     return out
 
 
-def _object(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+def object_of(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     """An object with exactly ``properties`` (all required unless ``required`` says which)."""
     return {
         "type": "object",
@@ -71,11 +73,11 @@ def _object(properties: dict[str, Any], required: list[str] | None = None) -> di
 
 
 def _per_seat(items: dict[str, Any]) -> dict[str, Any]:
-    return _array(items, NUM_SEATS, NUM_SEATS)
+    return array_of(items, NUM_SEATS, NUM_SEATS)
 
 
 def _cards(most: int = NUM_CARDS) -> dict[str, Any]:
-    return _array(CARD_NAME, 0, most, unique=True)
+    return array_of(CARD_NAME, 0, most, unique=True)
 
 
 def rules_schema() -> dict[str, Any]:
@@ -85,17 +87,17 @@ def rules_schema() -> dict[str, Any]:
         default = getattr(RuleConfig(), f.name)
         props[f.name] = {"enum": list(RULE_CHOICES[f.name])} if f.name in RULE_CHOICES else {"type": "boolean"}
         props[f.name]["default"] = default
-    return _object(props)
+    return object_of(props)
 
 
 def project_schema(cards: dict[str, Any]) -> dict[str, Any]:
     """A project (R6.1) with its cards as ``cards`` (names in a view, ids in a saved hand)."""
-    return _object(
+    return object_of(
         {
             "kind": {"enum": list(PROJECT_VALUES)},
             "run": {"type": "boolean"},
             "top": {"type": "integer", "minimum": 0, "maximum": CARDS_PER_SEAT - 1},
-            "cards": _array(cards, 3, CARDS_PER_SEAT, unique=True),
+            "cards": array_of(cards, 3, CARDS_PER_SEAT, unique=True),
         }
     )
 
@@ -103,27 +105,27 @@ def project_schema(cards: dict[str, Any]) -> dict[str, Any]:
 def deal_schema() -> dict[str, Any]:
     """An R2.4 deal as ``Deal.to_dict()`` writes it (card ids; ``parse_deal`` checks that the 32
     cards are all there once each, which a schema cannot say)."""
-    return _object(
+    return object_of(
         {
             "dealer": SEAT,
-            "hands": _per_seat(_array(CARD_ID, FIRST_HAND_SIZE, FIRST_HAND_SIZE, unique=True)),
+            "hands": _per_seat(array_of(CARD_ID, FIRST_HAND_SIZE, FIRST_HAND_SIZE, unique=True)),
             "turned": CARD_ID,
-            "stock": _array(CARD_ID, 11, 11, unique=True),
+            "stock": array_of(CARD_ID, 11, 11, unique=True),
         }
     )
 
 
 def result_schema() -> dict[str, Any]:
     """A hand's result, ``HandResult.to_info()`` (R11.4, with the dealer)."""
-    return _object(
+    return object_of(
         {
             "contract": {"enum": [*CONTRACTS, None]},
             "trump": {"oneOf": [{"type": "null"}, {"type": "integer", "minimum": 0, "maximum": len(SUIT_NAMES) - 1}]},
-            "caller": SEAT_OR_NONE,
+            "caller": {"oneOf": [{"type": "null"}, SEAT]},  # null: thrown in (R3.5)
             "level": {"type": "integer", "minimum": 1},
             "raw": PAIR,
             "tricks": PAIR,
-            "projects": _array(_array(COUNT), 2, 2),
+            "projects": array_of(array_of(COUNT), 2, 2),
             "baloot": PAIR,
             "kaboot": {"type": "boolean"},
             "callers_won": {"type": ["boolean", "null"]},
@@ -136,12 +138,12 @@ def result_schema() -> dict[str, Any]:
 
 def view_schema() -> dict[str, Any]:
     """``PlayerView.to_struct()`` (``baloot_env.view_struct``): everything a seat may know, by names."""
-    trick_play = _object({"seat": SEAT, "card": CARD_NAME})
-    trick = _object({"leader": SEAT, "cards": _array(CARD_NAME, NUM_SEATS, NUM_SEATS, unique=True), "winner": SEAT})
+    trick_play = object_of({"seat": SEAT, "card": CARD_NAME})
+    trick = object_of({"leader": SEAT, "cards": array_of(CARD_NAME, NUM_SEATS, NUM_SEATS, unique=True), "winner": SEAT})
     return {
         "$schema": DIALECT,
         "title": f"A seat's view of a Baloot hand ({STRUCT_FORMAT})",
-        **_object(
+        **object_of(
             {
                 "format": {"const": STRUCT_FORMAT},
                 "seat": SEAT,
@@ -150,31 +152,31 @@ def view_schema() -> dict[str, Any]:
                 "dealer": SEAT,
                 "hand": _cards(CARDS_PER_SEAT),
                 "full_hand": _cards(CARDS_PER_SEAT),
-                "legal_actions": _array(ACTION_NAME, 0, NUM_ACTIONS, unique=True),
+                "legal_actions": array_of(ACTION_NAME, 0, NUM_ACTIONS, unique=True),
                 "turned": CARD_NAME,
                 "bid_round": {"enum": [FIRST_ROUND, SECOND_ROUND]},
-                "bids": _array(
-                    _object({"round": {"enum": [FIRST_ROUND, SECOND_ROUND]}, "seat": SEAT, "call": CALL_NAME})
+                "bids": array_of(
+                    object_of({"round": {"enum": [FIRST_ROUND, SECOND_ROUND]}, "seat": SEAT, "call": CALL_NAME})
                 ),
-                "doubling": _array(_object({"seat": SEAT, "call": CALL_NAME})),
+                "doubling": array_of(object_of({"seat": SEAT, "call": CALL_NAME})),
                 "contract": {"enum": [*CONTRACTS, None]},
                 "trump": {"oneOf": [{"type": "null"}, SUIT_NAME]},
                 "caller": SEAT_OR_NONE,
                 "level": {"type": "integer", "minimum": 1},
                 "last_raiser": SEAT_OR_NONE,
-                "trick": _array(trick_play, 0, NUM_SEATS),
+                "trick": array_of(trick_play, 0, NUM_SEATS),
                 "trick_winner": SEAT_OR_NONE,
-                "tricks": _array(trick, 0, TRICKS),
+                "tricks": array_of(trick, 0, TRICKS),
                 "played_by": _per_seat(_cards(CARDS_PER_SEAT)),
-                "voids": _per_seat(_array(SUIT_NAME, 0, len(SUIT_NAMES), unique=True)),
+                "voids": _per_seat(array_of(SUIT_NAME, 0, len(SUIT_NAMES), unique=True)),
                 "no_trumps": _per_seat(_cards(CARDS_PER_SEAT)),
-                "projects": _per_seat(_array(project_schema(CARD_NAME))),
+                "projects": _per_seat(array_of(project_schema(CARD_NAME))),
                 "baloot_seat": SEAT_OR_NONE,
                 "baloot_announced": {"type": "boolean"},
                 "tricks_won": PAIR,
                 "raw": PAIR,
                 "rules": rules_schema(),
-                "match": _object(
+                "match": object_of(
                     {
                         "mode": {"enum": list(CONTEXT_MODES)},
                         "score": PAIR,
@@ -193,20 +195,20 @@ def hand_schema() -> dict[str, Any]:
     with the replay, which is the real check."""
     snapshot_fields = [name for name in STATE_FIELDS if name not in OUTSIDE_SNAPSHOT]
     loose = {"type": ["integer", "string", "boolean", "array", "object", "null"]}
-    snapshot = _object({name: loose for name in snapshot_fields})
+    snapshot = object_of({name: loose for name in snapshot_fields})
     snapshot["properties"]["result"] = {"oneOf": [{"type": "null"}, result_schema()]}
     snapshot["properties"]["phase"] = {"enum": list(PHASES)}
-    snapshot["properties"]["history"] = _array(ACTION_ID)
+    snapshot["properties"]["history"] = array_of(ACTION_ID)
     props = {
         "format": {"const": STATE_FORMAT},
         "rules": rules_schema(),
         "deal": deal_schema(),
         "match_score": PAIR,
-        "history": _array(ACTION_ID),
+        "history": array_of(ACTION_ID),
         "snapshot": snapshot,
     }
     assert list(props) == list(SAVED_FIELDS)  # the saved form's fields, in its order
-    return {"$schema": DIALECT, "title": f"A saved Baloot hand ({STATE_FORMAT})", **_object(props)}
+    return {"$schema": DIALECT, "title": f"A saved Baloot hand ({STATE_FORMAT})", **object_of(props)}
 
 
 SCHEMAS = {"view": view_schema, "hand": hand_schema}
@@ -235,4 +237,19 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
-__all__ = ["SCHEMAS", "hand_schema", "result_schema", "rules_schema", "schema_text", "view_schema"]
+__all__ = [
+    "ACTION_ID",
+    "COUNT",
+    "DIALECT",
+    "PAIR",
+    "SCHEMAS",
+    "SEAT",
+    "array_of",
+    "deal_schema",
+    "hand_schema",
+    "object_of",
+    "result_schema",
+    "rules_schema",
+    "schema_text",
+    "view_schema",
+]

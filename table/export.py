@@ -10,6 +10,9 @@ tables', where people played) as one file that is both
   action, seconds into the hand, by]`` (``person``, ``timeout``, ``standin``, ``bot``), the
   result, the players' names and which seats were people (``humans``).
 
+``python -m table export --schema docs/schemas/export.schema.json`` writes the export's JSON
+schema (``export_schema``, built from the engine's schemas).
+
 Bad input (a database that is not one, nothing to export, an output that would overwrite the
 database or a file that is not an earlier export, such as a deal set of one's own): one line,
 exit code 2, before anything is written.
@@ -22,10 +25,25 @@ import os
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from agents.shipped import shipped_policies
-from baloot_cli import InputError, OneLineParser, check_database, check_output
+from baloot_cli import InputError, OneLineParser, check_database, check_output, check_output_path
+from baloot_env.cards import NUM_SEATS
 from baloot_env.deal import parse_deal
+from baloot_env.schema import (
+    ACTION_ID,
+    COUNT,
+    DIALECT,
+    PAIR,
+    SEAT,
+    array_of,
+    deal_schema,
+    object_of,
+    result_schema,
+    rules_schema,
+    schema_text,
+)
 from baloot_io.atomic import write_text_atomic
 from baloot_io.reading import InputFileError, parse_json, read_text_checked
 from eval.deals import FORMAT as DEAL_SET_FORMAT
@@ -80,7 +98,49 @@ def is_export(path: str | os.PathLike[str]) -> bool:
     return isinstance(data, dict) and data.get("format") == DEAL_SET_FORMAT and isinstance(data.get("games"), list)
 
 
+def export_schema() -> dict[str, Any]:
+    """The JSON schema (draft 2020-12) of an export: a deal set (``eval.deals``) with its games,
+    each a stored hand as the replays read it, built from the engine's pieces
+    (``baloot_env.schema``); committed as ``docs/schemas/export.schema.json``."""
+    action = {
+        "type": "array",
+        "prefixItems": [SEAT, ACTION_ID, {"type": ["number", "null"], "minimum": 0}, {"type": "string"}],
+        "minItems": 4,
+        "maxItems": 4,
+    }  # [seat, action, seconds into the hand (null without a clock), by]
+    game = object_of(
+        {
+            "id": {"type": "integer", "minimum": 1},
+            "source": {"enum": ["live", "eval"]},
+            "room": {"type": ["string", "null"]},
+            "number": {"type": ["integer", "null"]},
+            "deal": deal_schema(),
+            "rules": rules_schema(),
+            "match_score": PAIR,
+            "actions": array_of(action),
+            "result": result_schema(),
+            "humans": array_of(SEAT, 0, NUM_SEATS, unique=True),
+            "meta": {"type": "object"},
+        }
+    )
+    sets = object_of(
+        {
+            "format": {"const": DEAL_SET_FORMAT},
+            "name": {"type": "string"},
+            "seed": {"type": ["integer", "null"]},
+            "count": COUNT,
+            "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+            "deals": array_of(deal_schema()),
+            "games": array_of(game),
+        }
+    )
+    return {"$schema": DIALECT, "title": "People's games as data (python -m table export)", **sets}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--schema"]:  # the export's JSON schema, not an export
+        return write_schema(argv[1:])
     p = OneLineParser(
         prog="python -m table export", description="Write the table's finished hands as a deal set with their games."
     )
@@ -103,4 +163,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m table export: error: {e}", file=sys.stderr)
         return 2
     print(f"{n:,} hands -> {args.out} (python -m eval --deal-set {args.out} plays their deals)")
+    return 0
+
+
+def write_schema(argv: list[str]) -> int:
+    """``python -m table export --schema FILE``: write ``export_schema()`` to FILE."""
+    p = OneLineParser(prog="python -m table export --schema", description="Write the export's JSON schema.")
+    p.add_argument("path", help="the schema file to write (docs/schemas/export.schema.json)")
+    args = p.parse_args(argv)
+    try:
+        check_output_path(args.path, "--schema")
+    except InputError as e:
+        print(f"python -m table export: error: {e}", file=sys.stderr)
+        return 2
+    write_text_atomic(args.path, schema_text(export_schema()))
+    print(f"wrote {args.path}")
     return 0

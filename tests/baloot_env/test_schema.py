@@ -104,6 +104,11 @@ def test_every_saved_hand_validates():
         HAND.validate(data)
         count += 1
     assert count > 40 * 20
+    thrown = HandState(random_deal(random.Random(9)))
+    while thrown.result is None:
+        thrown.apply(32)  # everyone passes both rounds: thrown in (R3.5), a result without a caller
+    assert thrown.result.contract is None
+    HAND.validate(thrown.to_json())
 
 
 def _views(n: int):

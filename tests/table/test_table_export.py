@@ -111,3 +111,38 @@ def test_an_export_never_replaces_a_file_that_is_not_an_earlier_export(db, tmp_p
     err = capsys.readouterr().err.strip()
     assert "not an earlier export" in err and len(err.splitlines()) == 1
     assert target.read_bytes() == before
+
+
+def test_an_export_validates_against_its_schema_and_the_committed_schema_is_current(db, tmp_path, capsys):
+    """Issue 47, goal 3: the hand trace as the table exports it has a JSON schema, built from the
+    engine's (``docs/schemas/export.schema.json``); real exports validate, broken ones do not."""
+    import copy
+    from pathlib import Path
+
+    from jsonschema import Draft202012Validator
+
+    from table.export import export_schema
+
+    schema = export_schema()
+    Draft202012Validator.check_schema(schema)
+    committed = Path(__file__).resolve().parents[2] / "docs" / "schemas" / "export.schema.json"
+    assert committed.read_text(encoding="utf-8") == json.dumps(schema, indent=2) + "\n", (
+        f"{committed} is stale: run python -m table export --schema {committed}"
+    )
+    out = tmp_path / "all.json"
+    assert main(["export", "--db", str(db), "--out", str(out), "--source", "all"]) == 0
+    data = json.loads(out.read_text())
+    check = Draft202012Validator(schema)
+    check.validate(data)
+    breaks = [
+        lambda d: d["games"][0]["actions"][0].__setitem__(1, 42),  # not an action (R9)
+        lambda d: d["games"][0]["actions"][0].append("extra"),
+        lambda d: d["games"][0].pop("result"),
+        lambda d: d["games"][0]["result"].update(score=[1]),
+        lambda d: d.update(checksum="not hex"),
+        lambda d: d["games"][1]["deal"].update(turned=32),
+    ]
+    for brk in breaks:
+        broken = copy.deepcopy(data)
+        brk(broken)
+        assert not check.is_valid(broken)
