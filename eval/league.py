@@ -322,37 +322,18 @@ def league(
     saved = {p: _read_pair(pair_path(pairs_dir, specs[p[0]], specs[p[1]])) for p in pairs} if pairs_dir else {}
     views = decision_views(deal_set, time_positions, seed, rules=rules) if time_positions else []
     timing, size = _time_and_size(agents, views, seed, torch_threads, progress)
-    mean = [[0.0] * k for _ in range(k)]
-    interval: list[list[list[float] | None]] = [[None] * k for _ in range(k)]
-    scores = [[0.0] * k for _ in range(k)]
-    games = [[0.0] * k for _ in range(k)]
-    for i, j in pairs:
-        result = _reuse(saved.get((i, j)), keys[(i, j)])
-        if result is not None:
-            if progress:
-                print(f"[league] {specs[i]} vs {specs[j]}: saved in {pairs_dir}", file=sys.stderr, flush=True)
-        else:
-            run = run_duplicate(
-                specs[i],
-                specs[j],
-                deal_set,
-                seed=seed,
-                workers=workers,
-                matches=False,
-                progress=progress,
-                torch_threads=torch_threads,
-                rules=rules,
-                other_rules=True,  # checked above
+
+    def play(i: int, j: int) -> dict[str, Any]:
+        found = _reuse(saved.get((i, j)), keys[(i, j)])
+        if found is None:
+            return _play_pair(
+                specs[i], specs[j], deal_set, keys[(i, j)], pairs_dir, seed, workers, progress, torch_threads, rules
             )
-            result = _pair_result([r.d for r in run.records])
-            if pairs_dir:
-                path = pair_path(pairs_dir, specs[i], specs[j])
-                write_json_atomic(path, {"format": PAIR_FORMAT, **keys[(i, j)], "deal_set": deal_set.name, **result})
-        m, (lo, hi) = result["mean"], result["ci95"]
-        mean[i][j], mean[j][i] = m, -m
-        interval[i][j], interval[j][i] = [lo, hi], [-hi, -lo]
-        scores[i][j], scores[j][i] = result["deal_wins"]
-        games[i][j] = games[j][i] = result["games"]
+        if progress:
+            print(f"[league] {specs[i]} vs {specs[j]}: saved in {pairs_dir}", file=sys.stderr, flush=True)
+        return found
+
+    mean, interval, scores, games = _matrices(k, {p: play(*p) for p in pairs})
     elo = elo_ratings(scores, games)
     order = sorted(range(k), key=lambda i: -elo[i])
     return {
@@ -372,6 +353,55 @@ def league(
         "timing": timing,
         "size": size,
     }
+
+
+def _play_pair(
+    a: str,
+    b: str,
+    deal_set: DealSet,
+    key: dict[str, Any],
+    pairs_dir: str | os.PathLike[str] | None,
+    seed: int,
+    workers: int,
+    progress: bool,
+    torch_threads: int | None,
+    rules: RuleConfig,
+) -> dict[str, Any]:
+    """One pair played in duplicate (no matches), its figures saved in ``pairs_dir`` when given."""
+    run = run_duplicate(
+        a,
+        b,
+        deal_set,
+        seed=seed,
+        workers=workers,
+        matches=False,
+        progress=progress,
+        torch_threads=torch_threads,
+        rules=rules,
+        other_rules=True,  # checked by league
+    )
+    result = _pair_result([r.d for r in run.records])
+    if pairs_dir:
+        write_json_atomic(
+            pair_path(pairs_dir, a, b), {"format": PAIR_FORMAT, **key, "deal_set": deal_set.name, **result}
+        )
+    return result
+
+
+def _matrices(k: int, results: dict[tuple[int, int], dict[str, Any]]) -> tuple[Any, Any, Any, Any]:
+    """The league's matrices (row vs column) from each pair's figures: mean d, its interval, deals
+    won (a tie counting half) and deals played."""
+    mean = [[0.0] * k for _ in range(k)]
+    interval: list[list[list[float] | None]] = [[None] * k for _ in range(k)]
+    scores = [[0.0] * k for _ in range(k)]
+    games = [[0.0] * k for _ in range(k)]
+    for (i, j), result in results.items():
+        m, (lo, hi) = result["mean"], result["ci95"]
+        mean[i][j], mean[j][i] = m, -m
+        interval[i][j], interval[j][i] = [lo, hi], [-hi, -lo]
+        scores[i][j], scores[j][i] = result["deal_wins"]
+        games[i][j] = games[j][i] = result["games"]
+    return mean, interval, scores, games
 
 
 def _time_and_size(

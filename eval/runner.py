@@ -286,21 +286,28 @@ def run_duplicate(
         deals = init_args[2]
         results = run_tasks(tasks, *named, deals, seed, rules, threads, bar, address=ray, num_cpus=workers)
     elif workers == 1:
-        previous = _torch_threads()  # before the agents: loading a bundle may set its own count
-        _init(*init_args)
-        _set_torch_threads(threads)
-        try:
-            for t in tasks:
-                key, value = _task(t)
-                results[key] = value
-                bar.update(_units(t))
-        finally:
-            if previous is not None:
-                _set_torch_threads(previous)
+        results = _run_here(init_args, threads, tasks, bar)
     else:
         results = _run_pool(min(workers, len(tasks)), init_args, threads, tasks, bar)  # no idle processes
     bar.close()
     return _run_result(tasks, results, matches, lo, hi, t0)
+
+
+def _run_here(init_args: tuple[Any, ...], threads: int, tasks: list[Task], bar: _Progress) -> dict[Task, Any]:
+    """Run ``tasks`` in this process; its torch thread count is restored afterwards."""
+    results: dict[Task, Any] = {}
+    previous = _torch_threads()  # before the agents: loading a bundle may set its own count
+    _init(*init_args)
+    _set_torch_threads(threads)
+    try:
+        for t in tasks:
+            key, value = _task(t)
+            results[key] = value
+            bar.update(_units(t))
+    finally:
+        if previous is not None:
+            _set_torch_threads(previous)
+    return results
 
 
 class _Progress:
