@@ -33,9 +33,9 @@ from agents.registry import AgentSpecError, known_agents, resolve_spec
 from baloot_env.rules import RuleConfig
 from baloot_io.atomic import write_json_atomic, write_text_atomic
 from baloot_io.reading import InputFileError, parse_json, read_text_checked
-from eval.deals import DEFAULT_SET, DealSetError, require_development
+from eval.deals import DEFAULT_SET, DealSet, DealSetError, require_development
 from eval.runner import RulesMismatchError, check_rules, run_duplicate
-from eval.stats import ALPHA, ci95, mean_sd, sequential_decision
+from eval.stats import ALPHA, SequentialDecision, ci95, mean_sd, sequential_decision
 
 HISTORY_LIMIT = 64 << 20  # a promotion history of some 60,000 tests; larger is not one of ours
 POINTER_FORMAT = "baloot-champion-1"
@@ -133,45 +133,8 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
             nothing is written then.
     """
     spec, pointer_path, history_path = resolve_champion(cfg)
-    for role, s in (("candidate", cfg.candidate), ("champion", spec)):
-        try:
-            resolve_spec(s)
-            check_rules([s], cfg.rules, cfg.other_rules)
-        except (AgentSpecError, RulesMismatchError) as e:
-            raise PromotionError(f"{role}: {e}") from None
-    try:
-        full = require_development(cfg.deal_set, "promotion")
-        ds = full.head(cfg.deals) if cfg.deals else full
-    except DealSetError as e:
-        raise PromotionError(str(e)) from None
-    if cfg.looks < 1 or cfg.looks > len(ds):
-        raise PromotionError(f"looks must be between 1 and the number of deals ({len(ds)}), got {cfg.looks}")
-    if not 0 < cfg.alpha < 0.5:
-        raise PromotionError(f"alpha must be in (0, 0.5), got {cfg.alpha}")
-    bounds = [round(k * len(ds) / cfg.looks) for k in range(cfg.looks + 1)]
-    d: list[float] = []
-    decision = None
-    for k in range(1, cfg.looks + 1):
-        run = run_duplicate(
-            cfg.candidate,
-            spec,
-            ds,
-            seed=cfg.seed,
-            workers=cfg.workers,
-            lo=bounds[k - 1],
-            hi=bounds[k],
-            matches=False,
-            progress=cfg.progress,
-            torch_threads=cfg.torch_threads,
-            rules=cfg.rules,
-            other_rules=True,
-        )
-        d += [r.d for r in run.records]
-        decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
-        if decision.decision != "continue":
-            break
-    if decision is None:  # looks >= 1 was checked above
-        raise PromotionError("no deal was played")
+    full, ds = _check_settings(cfg, spec)
+    d, decision = _play_looks(cfg, spec, ds)
     mean, sd = mean_sd(d)
     interval = list(ci95(d))
     promoted = decision.decision == "promote" and interval[0] > 0
@@ -214,6 +177,57 @@ def promote(cfg: PromotionConfig) -> dict[str, Any]:
     entry["pointer"] = pointer_path
     entry["history"] = history_path
     return entry
+
+
+def _check_settings(cfg: PromotionConfig, spec: str) -> tuple[DealSet, DealSet]:
+    """The two agents, the rules and the deals, checked before any deal is played; returns the
+    development set and the deals played from it (``PromotionError`` naming what is wrong)."""
+    for role, s in (("candidate", cfg.candidate), ("champion", spec)):
+        try:
+            resolve_spec(s)
+            check_rules([s], cfg.rules, cfg.other_rules)
+        except (AgentSpecError, RulesMismatchError) as e:
+            raise PromotionError(f"{role}: {e}") from None
+    try:
+        full = require_development(cfg.deal_set, "promotion")
+        ds = full.head(cfg.deals) if cfg.deals else full
+    except DealSetError as e:
+        raise PromotionError(str(e)) from None
+    if cfg.looks < 1 or cfg.looks > len(ds):
+        raise PromotionError(f"looks must be between 1 and the number of deals ({len(ds)}), got {cfg.looks}")
+    if not 0 < cfg.alpha < 0.5:
+        raise PromotionError(f"alpha must be in (0, 0.5), got {cfg.alpha}")
+    return full, ds
+
+
+def _play_looks(cfg: PromotionConfig, spec: str, ds: DealSet) -> tuple[list[float], SequentialDecision]:
+    """The deals in ``cfg.looks`` equal looks, stopping at the first that decides; returns every
+    deal's d and the last look's decision."""
+    bounds = [round(k * len(ds) / cfg.looks) for k in range(cfg.looks + 1)]
+    d: list[float] = []
+    decision = None
+    for k in range(1, cfg.looks + 1):
+        run = run_duplicate(
+            cfg.candidate,
+            spec,
+            ds,
+            seed=cfg.seed,
+            workers=cfg.workers,
+            lo=bounds[k - 1],
+            hi=bounds[k],
+            matches=False,
+            progress=cfg.progress,
+            torch_threads=cfg.torch_threads,
+            rules=cfg.rules,
+            other_rules=True,
+        )
+        d += [r.d for r in run.records]
+        decision = sequential_decision(d, k, cfg.looks, cfg.alpha)
+        if decision.decision != "continue":
+            break
+    if decision is None:  # looks >= 1 was checked
+        raise PromotionError("no deal was played")
+    return d, decision
 
 
 def check_history(path: str) -> None:
