@@ -22,8 +22,9 @@ checksum, architecture against the tensors) *before* it builds the network, refu
 name, checksum and evaluation. A program that configures logging gets it as an INFO record of
 ``baloot.bundle``; a person at a Python prompt or in a notebook, where nobody has, gets it on
 stderr, so whoever loads a policy by hand sees what was loaded. Scripts and our commands (whose
-bad input is one line) stay quiet, as a library should. A reference system once served a random policy for days because
-its loader said "model loaded" before it had verified the file; ours cannot.
+bad input is one line) stay quiet, as a library should. A reference system once served a random
+policy for days because its loader said "model loaded" before it had verified the file; ours
+cannot.
 
 Loading needs torch and numpy only: this module does not import stable-baselines3.
 """
