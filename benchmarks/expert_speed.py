@@ -3,7 +3,9 @@ a lookahead teacher (``train.expert.label_parallel``), with 1 and 2 worker proce
 
 The learner is a policy bundle (default the shipped champion) playing every seat, its moves
 sampled (``expert.learner_share`` 1, 3% random moves as the default ``expert`` section); the
-teacher is an agent spec (default ``search`` at its 384 worlds; a spec file sets other worlds).
+teacher is an agent spec (default ``search`` at its 384 worlds; a spec file sets other worlds); a
+guided teacher (a netsearch whose playouts a network plays, ``agents.teacher.guided``) has the
+learner play its playouts, as ``expert.guide`` does in ``configs/expert_guided.yaml``.
 Each run labels ``--positions`` positions in the same 8 chunks from the same seed after a short
 warm-up (the numba kernels' compile), so the 1- and 2-worker figures are the same positions; the
 time includes starting the worker processes.
@@ -21,6 +23,7 @@ import time
 import torch
 
 from agents.neural.bundle import load_net
+from agents.teacher import guided
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.labels import LabelJob, label, label_parallel
@@ -39,11 +42,23 @@ def main() -> None:
     reward = Reward("diff", 44.0)
     print(f"load average before: {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores", flush=True)
     for teacher in args.teachers:
-        label(LabelJob(200, 1, RuleConfig(), reward, teacher, player, net.spec.privileged_critic))  # compile, caches
+        warm_up = LabelJob(
+            200, 1, RuleConfig(), reward, teacher, player, net.spec.privileged_critic, guide=guided(teacher)
+        )
+        label(warm_up)  # compile, caches
         for workers in args.workers:
             t0 = time.perf_counter()
             job = LabelJob(
-                args.positions, 0, RuleConfig(), reward, teacher, player, net.spec.privileged_critic, 1.0, 0.03
+                args.positions,
+                0,
+                RuleConfig(),
+                reward,
+                teacher,
+                player,
+                net.spec.privileged_critic,
+                1.0,
+                0.03,
+                guided(teacher),
             )
             labels = label_parallel(job, workers, chunks=8, quiet=True)
             dt = time.perf_counter() - t0

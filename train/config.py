@@ -31,6 +31,7 @@ import yaml
 
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import NetSpec
+from agents.neural.precision import PRECISIONS
 from agents.registry import AgentSpecError, make_agent
 from agents.search_player.player import MAX_WORLDS
 from agents.teacher import guided
@@ -45,7 +46,7 @@ from baloot_io.reading import InputFileError, read_text_checked
 from eval.deals import DealSetError, load_named, require_development
 from eval.games import PERSON, GamesError, load_games
 from eval.promote import DEFAULT_LOOKS
-from train.hardware import DEVICES, PRECISIONS, resolve_device
+from train.hardware import DEVICES, resolve_device
 from train.labels import TARGETS, position_bytes
 
 

@@ -40,6 +40,7 @@ import torch
 
 from agents.neural.bundle import BUNDLE_FILES, BundleError, bundle_rules, load_net, save_bundle
 from agents.neural.network import BalootNet
+from agents.neural.precision import PRECISIONS
 from agents.shipped import shipped_policies
 from baloot_cli import (
     MAX_WORKERS,
@@ -55,7 +56,6 @@ from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.fitting import fit_labelled, fit_processes
-from train.hardware import PRECISIONS
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 
 # The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.

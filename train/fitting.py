@@ -21,10 +21,11 @@ import torch.multiprocessing as tmp
 from torch.nn import functional as F
 
 from agents.neural.network import BalootNet, NetSpec
+from agents.neural.precision import resolve_precision
 from baloot_io.processes import die_with_parent
 from train.augment import PERMUTATIONS, SuitPermutations
 from train.exchange import WAIT_SECONDS, ExchangeError, GradientExchange
-from train.hardware import device_of, resolve_precision
+from train.hardware import device_of
 from train.supervised import Fit, fit
 
 

@@ -8,9 +8,10 @@ costs more than the work), and bundles and checkpoints are written from CPU copi
 resumes or is evaluated on either. With two learner processes on one GPU the gradients meet in
 the CPU's shared memory as on the CPU (``train.learners``).
 
-``precision`` (``ppo.precision``, ``pretrain.precision``): ``fp32``, ``bf16`` (autocast; the
-weights, gradients and optimizer stay fp32), or ``auto``, the default: bf16 where the device
-does bfloat16 matrix work in hardware, fp32 elsewhere. On a CPU with AVX-512 BF16 or AMX bf16
+``precision`` (``ppo.precision``, ``pretrain.precision``, ``expert.precision``): ``fp32``,
+``bf16`` (autocast; the weights, gradients and optimizer stay fp32), or ``auto``, the default:
+bf16 where the device does bfloat16 matrix work in hardware, fp32 elsewhere
+(``agents.neural.precision``, which the search's network playouts read too). On a CPU with AVX-512 BF16 or AMX bf16
 autocast measured about 2x fp32 for our network (docs/BENCHMARKS.md), while on a CPU without
 them (AVX2 only) torch emulates it and the PPO update ran about 10x slower than in fp32; on a
 GPU, bf16 where ``torch.cuda.is_bf16_supported()``. A config says ``auto`` and stays the same
@@ -19,14 +20,11 @@ file on every machine; the run log says what each became (``hardware_words``).
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import torch
 
+from agents.neural.precision import resolve_precision
+
 DEVICES = ("auto", "cpu", "cuda")  # what a config may say
-PRECISIONS = ("auto", "fp32", "bf16")
-CPU_BF16_FLAGS = ("avx512_bf16", "amx_bf16")  # /proc/cpuinfo flags of hardware bf16 matrix work
 
 
 def resolve_device(device: str) -> str:
@@ -38,22 +36,6 @@ def resolve_device(device: str) -> str:
     if device == "cuda" and not torch.cuda.is_available():
         raise ValueError("device 'cuda': torch sees no GPU on this machine (use 'auto' or 'cpu')")
     return device
-
-
-def resolve_precision(precision: str, device: str = "cpu") -> str:
-    """The concrete format ("fp32" or "bf16") of ``precision`` on ``device`` ("cpu" or "cuda")."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
-    if precision != "auto":
-        return precision
-    return "bf16" if native_bf16(device) else "fp32"
-
-
-def native_bf16(device: str = "cpu") -> bool:
-    """Whether ``device`` does bfloat16 matrix work in hardware."""
-    if device == "cuda":
-        return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
-    return bool(set(CPU_BF16_FLAGS) & cpu_flags())
 
 
 def hardware_words(device: str, precision: str) -> str:
@@ -70,17 +52,3 @@ def hardware_words(device: str, precision: str) -> str:
 def device_of(module: torch.nn.Module) -> torch.device:
     """The device of ``module``'s parameters (the learner's network is on the run's device)."""
     return next(module.parameters()).device
-
-
-@functools.cache
-def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
-    """The processor's feature flags (Linux's ``/proc/cpuinfo``; empty elsewhere)."""
-    try:
-        text = Path(cpuinfo).read_text(errors="replace")
-    except OSError:
-        return frozenset()
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            return frozenset(value.split())
-    return frozenset()

@@ -59,7 +59,7 @@ class BalootPolicy(MaskableActorCriticPolicy):
     """
 
     def __init__(self, *args: Any, net_spec: dict[str, Any] | None = None, precision: str = "fp32", **kwargs: Any):
-        if precision not in ("fp32", "bf16"):  # resolved (train.hardware.resolve_precision)
+        if precision not in ("fp32", "bf16"):  # resolved (agents.neural.precision.resolve_precision)
             raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
         self.precision = precision
         self._net_spec = NetSpec.from_dict(net_spec) if net_spec else NetSpec()

@@ -27,8 +27,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 from torch.nn import functional as F
 
+from agents.neural.precision import resolve_precision
 from train.config import TrainConfig
-from train.hardware import resolve_device, resolve_precision
+from train.hardware import resolve_device
 from train.opponents import OpponentPool
 from train.policy import BalootPolicy
 from train.selfplay import SelfPlayVecEnv

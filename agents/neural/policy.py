@@ -109,10 +109,16 @@ class PolicyAgent(Agent):
             logits, value = self.net(torch.from_numpy(obs), torch.from_numpy(masks))
         return logits.numpy(), value.numpy()
 
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``logits_and_value``'s logits alone, without the value head (every move of a game)."""
+        obs, masks = self._check(obs, masks)
+        with torch.no_grad():
+            out: np.ndarray = self.net.policy_logits(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+        return out
+
     def probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The policy (N x 42, float64): the masked softmax, exactly 0 on illegal actions."""
-        logits, _ = self.logits_and_value(obs, masks)
-        z = logits.astype(np.float64)
+        z = self.logits(obs, masks).astype(np.float64)
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z) * (np.asarray(masks) != 0)
         out: np.ndarray = p / p.sum(axis=1, keepdims=True)
@@ -127,8 +133,7 @@ class PolicyAgent(Agent):
         """
         greedy = self.deterministic if deterministic is None else deterministic
         if greedy:
-            logits, _ = self.logits_and_value(obs, masks)
-            return [int(a) for a in logits.argmax(axis=1)]
+            return [int(a) for a in self.logits(obs, masks).argmax(axis=1)]
         return sample_masked(self.probabilities(obs, masks), self._np_rng)
 
     def describe(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from agents.rule_based.batch_heuristic.tables import heuristic_bars
 from agents.search_player.batch_calls import FIRST, call_sums, calls_agree
 from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import payoff, rule_switches
+from baloot_env.batch.worlds import sample_worlds
 from baloot_env.cards import ALL_CARDS_MASK, NUM_SEATS, cards_of
 from baloot_env.deal import Deal
 from baloot_env.hand import BIDDING, HandState
@@ -256,7 +257,7 @@ def doubling_values(
     gen = np.random.default_rng(rng.getrandbits(64))
 
     def draw() -> np.ndarray:
-        held = np.array([sampler.sample(rng) for _ in range(worlds)], dtype=np.int64)
+        held = sample_worlds(sampler, rng, worlds)  # sampler.sample's draws, compiled
         return deals_from_worlds(held, view, gen)
 
     return _searched(view, draw, observed, worlds, condition, max_batches)

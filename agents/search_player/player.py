@@ -59,6 +59,7 @@ from agents.search_player.card_values import CardValues
 from agents.search_player.endgame import solve
 from baloot_env.batch.convert import state_row
 from baloot_env.batch.state import rule_switches
+from baloot_env.batch.worlds import sample_worlds
 from baloot_env.cards import KING, NO_CARD, NUM_TRICKS, QUEEN, cards_of
 from baloot_env.config import from_mapping
 from baloot_env.errors import ConfigError, shown
@@ -493,7 +494,7 @@ class SearchAgent(Agent):
                 if len(worlds) == 0:
                     continue
             else:
-                worlds = np.array([sampler.sample(rng) for _ in range(k)], dtype=np.int64)
+                worlds = sample_worlds(sampler, rng, k)  # sampler.sample's draws, compiled
             if template is None:
                 template = world_row(view, [int(h) for h in worlds[0]], rules)
             total, each = self._play(template, worlds, cards, sw, team, endgame_cards, stream)

@@ -7,6 +7,7 @@ endgame and the hand's score (R7), as ``SearchAgent._finish`` finishes a heurist
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from agents.registry import make_agent
 from agents.search_player.endgame import solve
 from agents.search_player.netsearch import NetSearchConfig
 from agents.search_player.player import cards_left, leaf_function, world_row
-from agents.search_player.policy_leaves import policy_values
+from agents.search_player.policy_leaves import playout_net, policy_values
 from baloot_env.batch.state import rule_switches
 from baloot_env.cards import cards_of
 from baloot_env.errors import ConfigError
@@ -29,32 +30,61 @@ from baloot_env.seats import team_of
 from tests.helpers import card_decisions, playout_values
 
 
-def _engine_value(state: HandState, seat: int, card: int, player: PolicyAgent, endgame_cards: int) -> float:
-    """The reference: ``card``, then every seat's greedy network card on the engine, then the
-    exact last tricks; game points for the deciding seat's team."""
+def _engine_value(
+    state: HandState, seat: int, card: int, pick: Callable[[PlayerView], int], endgame_cards: int
+) -> float:
+    """The reference: ``card``, then every seat's greedy network card on the engine (``pick``),
+    then the exact last tricks; game points for the deciding seat's team."""
     team = team_of(seat)
     leaf = leaf_function(state, team)
     s = state.clone()
     s.apply(card)
     while s.phase == PLAY and cards_left(s) > endgame_cards:
         view = PlayerView.from_state(s, s.to_act)
-        s.apply(player.act_arrays(view.observation()[None], view.action_mask()[None])[0])
+        s.apply(pick(view))
     if s.phase != PLAY:
         return float(leaf(s.raw[0], s.tricks_won[0]))
     trick = list(zip(s.trick_seats, s.trick_cards, strict=True))
     return float(solve(s.hands, s.to_act, trick, s.trump, s.raw[0], s.tricks_won[0], len(s.tricks), team, leaf))
 
 
+def _bf16_pick(net: BalootNet) -> Callable[[PlayerView], int]:
+    """The greedy legal card of ``net`` (a bf16 network) for a view: its card logits on the
+    observation rounded to bf16, the lowest card of equal logits."""
+
+    def pick(view: PlayerView) -> int:
+        with torch.inference_mode():
+            logits = net.card_logits(torch.from_numpy(view.observation()[None]).bfloat16()).float()[0]
+        legal = torch.tensor([(view.legal_mask >> c) & 1 for c in range(32)], dtype=torch.bool)
+        return int(torch.where(legal, logits, torch.tensor(-torch.inf)).argmax())
+
+    return pick
+
+
 @pytest.mark.parametrize(
-    "rules,endgame_cards",
-    [(RuleConfig(), 12), (RuleConfig(), 0), (RuleConfig(projects=False, sun_double=True), 8)],
-    ids=["rules", "no-endgame", "variant"],
+    "rules,endgame_cards,precision",
+    [
+        (RuleConfig(), 12, "fp32"),
+        (RuleConfig(), 0, "fp32"),
+        (RuleConfig(projects=False, sun_double=True), 8, "fp32"),
+        (RuleConfig(), 12, "bf16"),
+    ],
+    ids=["rules", "no-endgame", "variant", "bf16"],
 )
-def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_cards):
+def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_cards, precision):
+    """Also with the playouts' network in bf16 (``playout_net``), against a reference that asks the
+    same bf16 network one view at a time."""
     sw = rule_switches(rules, "hand")
     torch.manual_seed(4)
     net = BalootNet(NetSpec(trunk=(48,), head_hidden=16, value_hidden=(8,))).eval()
-    player = PolicyAgent(net, {"name": "random-net"}, deterministic=True)
+    if precision == "fp32":
+        player = PolicyAgent(net, {"name": "random-net"}, deterministic=True)
+
+        def pick(view: PlayerView) -> int:
+            return player.act_arrays(view.observation()[None], view.action_mask()[None])[0]
+    else:
+        net = playout_net(net, precision)
+        pick = _bf16_pick(net)
     checked = 0
     for state, seat in card_decisions(rules, 6, seed=9):
         view = PlayerView.from_state(state, seat)
@@ -64,7 +94,7 @@ def test_policy_playouts_are_the_engine_played_by_the_network(rules, endgame_car
             net, world_row(view, list(state.hands), rules), worlds, np.array(legal), sw, team_of(seat), endgame_cards
         )
         for i, card in enumerate(legal):
-            want = _engine_value(state, seat, card, player, endgame_cards)
+            want = _engine_value(state, seat, card, pick, endgame_cards)
             assert got[0, i] == got[1, i] == want, (card, got[:, i])
             checked += 1
     assert checked > 60
@@ -103,3 +133,26 @@ def test_netsearch_takes_policy_leaves_and_a_rollout_bundle_only_with_them(tmp_p
         NetSearchConfig.from_dict({"rollout": "policies/champion"})  # playout leaves: no rollout bundle
     with pytest.raises(ConfigError, match="backend 'core'"):
         NetSearchConfig.from_dict({"leaves": "policy", "backend": "python"})
+
+
+def test_the_playouts_network_in_bf16_is_a_copy_and_auto_follows_the_processor(monkeypatch):
+    """``playout_net``: fp32 is the network itself; bf16 a bf16 copy that leaves the network as it
+    was; ``auto`` is bf16 only on a processor with bf16 in hardware (``agents.neural.precision``)."""
+    from agents.neural import precision
+
+    torch.manual_seed(1)
+    net = BalootNet(NetSpec(trunk=(16,), head_hidden=8, value_hidden=(8,))).eval()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    assert playout_net(net, "fp32") is net
+    half = playout_net(net, "bf16")
+    assert half is not net and {p.dtype for p in half.parameters()} == {torch.bfloat16}
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+    for flags, dtype in ((frozenset({"avx2"}), torch.float32), (frozenset({"amx_bf16"}), torch.bfloat16)):
+        monkeypatch.setattr(precision, "cpu_flags", lambda flags=flags: flags)
+        assert next(playout_net(net, "auto").parameters()).dtype == dtype
+    with pytest.raises(ConfigError, match="precision"):
+        NetSearchConfig.from_dict({"leaves": "playout", "precision": "bf16"})  # heuristic playouts have no network
+    with pytest.raises(ConfigError, match="precision"):
+        NetSearchConfig.from_dict({"leaves": "policy", "precision": "fp16"})
+    cfg = NetSearchConfig.from_dict({"leaves": "policy", "precision": "auto"})
+    assert NetSearchConfig.from_dict(cfg.to_dict()) == cfg and "precision" not in NetSearchConfig().to_dict()

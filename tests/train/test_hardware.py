@@ -17,6 +17,7 @@ import pytest
 import torch
 from gymnasium import spaces
 
+from agents.neural import precision
 from agents.neural.bundle import load_net
 from agents.neural.positions import collect_positions
 from agents.registry import make_agent
@@ -135,18 +136,18 @@ def test_auto_takes_bf16_only_where_the_cpu_has_it_in_hardware(tmp_path, monkeyp
     fp32 there; AVX-512 BF16 or AMX: bf16. An explicit choice is kept on any processor."""
     info = tmp_path / "cpuinfo"
     info.write_text(CPUINFO.format(extra=extra))
-    flags = hardware.cpu_flags(str(info))
-    monkeypatch.setattr(hardware, "cpu_flags", lambda: flags)
+    flags = precision.cpu_flags(str(info))
+    monkeypatch.setattr(precision, "cpu_flags", lambda: flags)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    assert hardware.resolve_precision("auto") == auto
+    assert precision.resolve_precision("auto") == auto
     assert hardware.hardware_words("auto", "auto").startswith(f"cpu, {auto} (auto")
-    assert (hardware.resolve_precision("fp32"), hardware.resolve_precision("bf16")) == ("fp32", "bf16")
+    assert (precision.resolve_precision("fp32"), precision.resolve_precision("bf16")) == ("fp32", "bf16")
     with pytest.raises(ValueError, match="precision"):
-        hardware.resolve_precision("fp16")
+        precision.resolve_precision("fp16")
 
 
 def test_cpu_flags_of_a_missing_file_are_none():
-    assert hardware.cpu_flags("/nonexistent/cpuinfo") == frozenset()
+    assert precision.cpu_flags("/nonexistent/cpuinfo") == frozenset()
 
 
 @pytest.mark.parametrize(("gpu", "bf16"), [(False, False), (True, False), (True, True)])
@@ -158,7 +159,7 @@ def test_device_auto_is_cuda_when_torch_sees_a_gpu(monkeypatch, gpu, bf16):
     assert hardware.resolve_device("auto") == ("cuda" if gpu else "cpu")
     assert hardware.resolve_device("cpu") == "cpu"
     if gpu:
-        assert hardware.resolve_precision("auto", "cuda") == ("bf16" if bf16 else "fp32")
+        assert precision.resolve_precision("auto", "cuda") == ("bf16" if bf16 else "fp32")
         assert config_from_dict({"device": "cuda"}).device == "cuda"
     else:
         with pytest.raises(ValueError, match="no GPU"):

@@ -22,11 +22,11 @@ from gymnasium import spaces
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from agents.neural.precision import resolve_precision
 from baloot_cli import one_line
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.errors import ConfigError
 from eval.ray_runner import quiet_ray_notices, start_local_ray
-from train.hardware import resolve_precision
 from train.rllib.config import RLlibTrainConfig
 from train.rllib.env import observation_space
 from train.rllib.league import LeagueCallbacks
