@@ -118,6 +118,28 @@ def _reward(reward: str | Reward, match_bonus: float) -> Reward:
     return Reward(reward, REWARD_SCALE, match_bonus)
 
 
+def _check_settings(
+    n: int, learner: str, position: int | None, episode: str, rules: Any, autoreset: bool, backend: str
+) -> None:
+    """Refuse settings the lockstep games cannot run (``ValueError``; ``TypeError`` for rules
+    that are not a ``RuleConfig``)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if backend == "core" and not autoreset:
+        raise ValueError("the core backend starts the next episode at once (autoreset=True)")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the number of games must be an integer >= 1, got {n!r}")
+    if learner not in LEARNERS:
+        raise ValueError(f"learner must be one of {LEARNERS}, got {learner!r}")
+    places = 2 if learner == "team" else NUM_SEATS
+    if position is not None and (isinstance(position, bool) or position not in range(places)):
+        raise ValueError(f"position must be None or a {learner} 0-{places - 1}, got {position!r}")
+    if episode not in EPISODES:
+        raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
+    if rules is not None and not isinstance(rules, RuleConfig):
+        raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+
+
 class LockstepGames:
     """``n`` games in lockstep for one learner (module docstring).
 
@@ -156,21 +178,7 @@ class LockstepGames:
         autoreset: bool = True,
         backend: str = "python",
     ) -> None:
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-        if backend == "core" and not autoreset:
-            raise ValueError("the core backend starts the next episode at once (autoreset=True)")
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-            raise ValueError(f"the number of games must be an integer >= 1, got {n!r}")
-        if learner not in LEARNERS:
-            raise ValueError(f"learner must be one of {LEARNERS}, got {learner!r}")
-        places = 2 if learner == "team" else NUM_SEATS
-        if position is not None and (isinstance(position, bool) or position not in range(places)):
-            raise ValueError(f"position must be None or a {learner} 0-{places - 1}, got {position!r}")
-        if episode not in EPISODES:
-            raise ValueError(f"episode must be one of {EPISODES}, got {episode!r}")
-        if rules is not None and not isinstance(rules, RuleConfig):
-            raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+        _check_settings(n, learner, position, episode, rules, autoreset, backend)
         self.n_games = n
         self.learner = learner
         self.position = position

@@ -118,18 +118,11 @@ class WorldSampler:
         if not dealt:
             raise InconsistentViewError("WorldSampler works after the deal (R2.3); use sample_bidding_deal before it")
         self.counts = [HAND_SIZE_AFTER_DEAL - view.played_by[s].bit_count() for s in range(NUM_SEATS)]
-        fixed = [0] * NUM_SEATS
-        turned = view.turned
-        if view.caller >= 0 and view.caller != seat and unseen >> turned & 1:
-            fixed[view.caller] |= 1 << turned  # R2.3: the caller took the turned card
-        # R6.2: public project cards are in the holder's 8 cards; unplayed ones are in its hand.
-        self.project_seats: list[int] = []
-        for s in self.others:
-            if view.projects[s]:
-                cards = mask_of(c for p in view.projects[s] for c in p.cards)
-                fixed[s] |= cards & unseen
-            if projects and view.contract is not None and self._projects_public(s):
-                self.project_seats.append(s)
+        fixed = self._fixed(unseen)
+        # R6.1, R6.2: seats whose declared projects are public are checked against them
+        self.project_seats = [
+            s for s in self.others if projects and view.contract is not None and self._projects_public(s)
+        ]
         all_fixed = 0
         for s in self.others:
             if fixed[s] & all_fixed:
@@ -144,17 +137,33 @@ class WorldSampler:
                 raise InconsistentViewError(f"seat {s} holds a fixed card it has shown it lacks")
         self.fixed = fixed
         self.need = [self.counts[s] - fixed[s].bit_count() for s in range(NUM_SEATS)]
-        # Classes of free cards by the set of seats that may hold them.
+        self.classes = self._classes(free)
+        if sum(self.need[s] for s in self.others) != free.bit_count() or min(self.need[s] for s in self.others) < 0:
+            raise InconsistentViewError(f"hand sizes do not add up in the view of seat {seat}")
+        self._count()
+
+    def _classes(self, free: int) -> list[tuple[tuple[bool, bool, bool], list[int]]]:
+        """The free cards in classes by the set of other seats that may hold them (sorted)."""
         classes: dict[tuple[bool, bool, bool], list[int]] = {}
         for c in cards_of(free):
             key = cast(tuple[bool, bool, bool], tuple(bool(self.allowed[s] >> c & 1) for s in self.others))
             if not any(key):
-                raise InconsistentViewError(f"card {c} can be held by no seat in the view of seat {seat}")
+                raise InconsistentViewError(f"card {c} can be held by no seat in the view of seat {self.seat}")
             classes.setdefault(key, []).append(c)
-        self.classes = sorted(classes.items())
-        if sum(self.need[s] for s in self.others) != free.bit_count() or min(self.need[s] for s in self.others) < 0:
-            raise InconsistentViewError(f"hand sizes do not add up in the view of seat {seat}")
-        self._count()
+        return sorted(classes.items())
+
+    def _fixed(self, unseen: int) -> list[int]:
+        """Per seat, the unseen cards known to be in its hand: the turned card the caller took
+        (R2.3) and the unplayed cards of public projects (R6.2)."""
+        view = self.view
+        fixed = [0] * NUM_SEATS
+        turned = view.turned
+        if view.caller >= 0 and view.caller != self.seat and unseen >> turned & 1:
+            fixed[view.caller] |= 1 << turned
+        for s in self.others:
+            if view.projects[s]:
+                fixed[s] |= mask_of(c for p in view.projects[s] for c in p.cards) & unseen
+        return fixed
 
     def _projects_public(self, s: int) -> bool:
         """R6.2: public once the seat has played to the first trick."""

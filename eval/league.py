@@ -286,8 +286,7 @@ def league(
     """Round robin among ``specs`` on ``deal_set``; returns the league report dict.
 
     Every agent is made, and every saved pair in ``pairs_dir`` read, before anything is timed
-    or played, so a bad one costs no evaluation; ``torch_threads`` is passed to
-    ``runner.run_duplicate`` and used for timing.
+    or played, so a bad one costs no evaluation; ``torch_threads``: as ``runner.run_duplicate``.
 
     Args:
         time_positions: decisions timed per agent (``decision_views``); 0 skips the timing.
@@ -297,11 +296,10 @@ def league(
         other_rules: let a policy bundle play under rules other than its manifest's.
 
     Returns:
-        ``agents``, ``labels``, ``deal_set``, ``checksum``, ``deals``, ``seed``, ``mean``
-        (row vs column), ``ci95``, ``deal_wins``, ``elo``, ``ranking``; ``timing`` (per agent
-        spec ``median_s``, ``mean_s``, ``decisions``; None when skipped), ``time_positions``,
-        ``size`` (per spec ``parameters``, ``bytes``, or None). Reused pairs give the same
-        report as pairs played again.
+        ``agents``, ``labels``, ``deal_set``, ``checksum``, ``deals``, ``seed``, ``mean`` (row vs
+        column), ``ci95``, ``deal_wins``, ``elo``, ``ranking``; ``timing`` (per spec ``median_s``,
+        ``mean_s``, ``decisions``; None when skipped), ``time_positions``, ``size`` (per spec
+        ``parameters``, ``bytes``, or None), as they would be if reused pairs were played again.
 
     Raises:
         LeagueError: fewer than two different agents, or a corrupt pair file in ``pairs_dir``.
@@ -309,15 +307,11 @@ def league(
         RulesMismatchError: a bundle trained under other rules (``runner.check_rules``).
     """
     rules = rules or RuleConfig()
-    if len(specs) < 2 or len(set(specs)) != len(specs):
-        raise LeagueError(f"a league needs at least two different agents, got {specs}")
-    if time_positions < 0:
-        raise LeagueError(f"time_positions must be >= 0, got {time_positions}")
+    _check_league(specs, time_positions)
     check_rules(specs, rules, other_rules)
     agents = {spec: make_agent(spec, seed) for spec in specs}
     identity = {spec: _identity(spec, agent) for spec, agent in agents.items()}
-    k = len(specs)
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    pairs = [(i, j) for i in range(len(specs)) for j in range(i + 1, len(specs))]
     keys = {(i, j): _pair_key((specs[i], specs[j]), identity, deal_set, full_checksum, seed, rules) for i, j in pairs}
     saved = {p: _read_pair(pair_path(pairs_dir, specs[p[0]], specs[p[1]])) for p in pairs} if pairs_dir else {}
     views = decision_views(deal_set, time_positions, seed, rules=rules) if time_positions else []
@@ -325,15 +319,32 @@ def league(
 
     def play(i: int, j: int) -> dict[str, Any]:
         found = _reuse(saved.get((i, j)), keys[(i, j)])
-        if found is None:
-            return _play_pair(
-                specs[i], specs[j], deal_set, keys[(i, j)], pairs_dir, seed, workers, progress, torch_threads, rules
-            )
-        if progress:
-            print(f"[league] {specs[i]} vs {specs[j]}: saved in {pairs_dir}", file=sys.stderr, flush=True)
-        return found
+        if found is not None:
+            if progress:
+                print(f"[league] {specs[i]} vs {specs[j]}: saved in {pairs_dir}", file=sys.stderr, flush=True)
+            return found
+        return _play_pair(
+            specs[i], specs[j], deal_set, keys[(i, j)], pairs_dir, seed, workers, progress, torch_threads, rules
+        )
 
-    mean, interval, scores, games = _matrices(k, {p: play(*p) for p in pairs})
+    results = {p: play(*p) for p in pairs}
+    return _league_report(specs, deal_set, full_checksum, seed, rules, results, time_positions, timing, size)
+
+
+def _league_report(
+    specs: list[str],
+    deal_set: DealSet,
+    full_checksum: str,
+    seed: int,
+    rules: RuleConfig,
+    results: dict[tuple[int, int], dict[str, Any]],
+    time_positions: int,
+    timing: dict[str, Any] | None,
+    size: dict[str, Any],
+) -> dict[str, Any]:
+    """``league``'s report from every pair's result (row vs column), with the Elo ranking."""
+    k = len(specs)
+    mean, interval, scores, games = _matrices(k, results)
     elo = elo_ratings(scores, games)
     order = sorted(range(k), key=lambda i: -elo[i])
     return {
@@ -353,6 +364,14 @@ def league(
         "timing": timing,
         "size": size,
     }
+
+
+def _check_league(specs: list[str], time_positions: int) -> None:
+    """Refuse a league of fewer than two different agents, or a negative number of timed decisions."""
+    if len(specs) < 2 or len(set(specs)) != len(specs):
+        raise LeagueError(f"a league needs at least two different agents, got {specs}")
+    if time_positions < 0:
+        raise LeagueError(f"time_positions must be >= 0, got {time_positions}")
 
 
 def _play_pair(

@@ -259,9 +259,33 @@ def run_duplicate(
         RayUnavailableError: ``ray`` without Ray installed.
     """
     rules = rules or RuleConfig()
-    check_rules(
-        [s for s in (spec_a, spec_b) if isinstance(s, str)], rules, other_rules
-    )  # fail here, with a clear message, before starting workers
+    hi, threads = _check_run(spec_a, spec_b, deal_set, lo, hi, workers, torch_threads, ray, rules, other_rules)
+    tasks = plan_tasks(lo, hi, matches)
+    init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
+    label = f"{spec_name(spec_a)} vs {spec_name(spec_b)}" + (" (ray)" if ray else "")
+    bar = _Progress(sum(_units(t) for t in tasks), progress, label)
+    t0 = time.perf_counter()
+    results = _run_tasks(tasks, init_args, threads, bar, workers, ray)
+    bar.close()
+    return _run_result(tasks, results, matches, lo, hi, t0)
+
+
+def _check_run(
+    spec_a: Spec,
+    spec_b: Spec,
+    deal_set: DealSet,
+    lo: int,
+    hi: int | None,
+    workers: int,
+    torch_threads: int | None,
+    ray: str | None,
+    rules: RuleConfig,
+    other_rules: bool,
+) -> tuple[int, int]:
+    """``run_duplicate``'s checks, before any worker starts: the bundles' rules, the deal range,
+    the workers and threads, Ray installed and given specs. Returns the range's end and the
+    torch threads."""
+    check_rules([s for s in (spec_a, spec_b) if isinstance(s, str)], rules, other_rules)
     hi = len(deal_set) if hi is None else hi
     if not 0 <= lo < hi <= len(deal_set):
         raise ValueError(f"deal range {lo}:{hi} is not inside the {len(deal_set)} deals of {deal_set.name!r}")
@@ -269,28 +293,26 @@ def run_duplicate(
     if threads < 1 or workers < 1:
         raise ValueError(f"workers and torch_threads must be >= 1, got {workers} and {threads}")
     if ray is not None:
-        # imported here: Ray is the optional scale extra
-        from eval.ray_runner import require_ray, run_tasks
+        from eval.ray_runner import require_ray  # Ray is the optional scale extra
 
-        require_ray()  # before any work
+        require_ray()
         if not (isinstance(spec_a, str) and isinstance(spec_b, str)):
             raise ValueError("Ray plays agent specs only (names, files, bundles, module:factory), not agent objects")
-        named = (spec_a, spec_b)
-    tasks = plan_tasks(lo, hi, matches)
-    init_args = (spec_a, spec_b, [d.to_dict() for d in deal_set.deals], seed, rules)
-    label = f"{spec_name(spec_a)} vs {spec_name(spec_b)}" + (" (ray)" if ray else "")
-    bar = _Progress(sum(_units(t) for t in tasks), progress, label)
-    t0 = time.perf_counter()
-    results: dict[Task, Any] = {}
+    return hi, threads
+
+
+def _run_tasks(
+    tasks: list[Task], init_args: tuple[Any, ...], threads: int, bar: _Progress, workers: int, ray: str | None
+) -> dict[Task, Any]:
+    """Every task's result: on Ray, in this process (one worker) or in a pool of processes."""
     if ray is not None:
-        deals = init_args[2]
-        results = run_tasks(tasks, *named, deals, seed, rules, threads, bar, address=ray, num_cpus=workers)
-    elif workers == 1:
-        results = _run_here(init_args, threads, tasks, bar)
-    else:
-        results = _run_pool(min(workers, len(tasks)), init_args, threads, tasks, bar)  # no idle processes
-    bar.close()
-    return _run_result(tasks, results, matches, lo, hi, t0)
+        from eval.ray_runner import run_tasks  # Ray is the optional scale extra
+
+        spec_a, spec_b, deals, seed, rules = init_args  # specs, as _check_run made sure
+        return run_tasks(tasks, spec_a, spec_b, deals, seed, rules, threads, bar, address=ray, num_cpus=workers)
+    if workers == 1:
+        return _run_here(init_args, threads, tasks, bar)
+    return _run_pool(min(workers, len(tasks)), init_args, threads, tasks, bar)  # no idle processes
 
 
 def _run_here(init_args: tuple[Any, ...], threads: int, tasks: list[Task], bar: _Progress) -> dict[Task, Any]:

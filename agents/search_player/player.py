@@ -226,17 +226,7 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = N
     """
     rules = rules or view.rules
     full_hands = [hands[s] | view.played_by[s] for s in range(NUM_SEATS)]
-    hokum = view.contract == HOKUM
-    projects: list[list[Project]] = [[] for _ in range(NUM_SEATS)]
-    baloot_seat, baloot_announced = NO_SEAT, False
-    if rules.projects:  # R6.1, R6.5, R6.6
-        projects = [declare_projects(h, hokum, rules.four_aces_hokum) for h in full_hands]
-        if hokum:
-            for s in range(NUM_SEATS):
-                if has_baloot(full_hands[s], view.trump):
-                    baloot_seat = s
-                    both = 1 << (8 * view.trump + KING) | 1 << (8 * view.trump + QUEEN)
-                    baloot_announced = view.played_by[s] & both == both  # R6.5
+    projects, baloot_seat, baloot_announced = _declared(view, full_hands, rules)
     win_card = best_trump = NO_CARD
     if view.trick_cards:
         win_card = view.trick_cards[view.trick_seats.index(view.trick_winner)]
@@ -280,6 +270,23 @@ def build_world(view: PlayerView, hands: list[int], rules: RuleConfig | None = N
             "match_score": tuple(view.match_score),
         }
     )
+
+
+def _declared(view: PlayerView, full_hands: list[int], rules: RuleConfig) -> tuple[list[list[Project]], int, bool]:
+    """What the world's 8-card hands declare (R6.1; none under V2, R6.6), and the seat holding the
+    baloot in Hokum with whether it is announced (both cards played, R6.5)."""
+    projects: list[list[Project]] = [[] for _ in range(NUM_SEATS)]
+    baloot_seat, baloot_announced = NO_SEAT, False
+    if rules.projects:
+        hokum = view.contract == HOKUM
+        projects = [declare_projects(h, hokum, rules.four_aces_hokum) for h in full_hands]
+        if hokum:
+            for s in range(NUM_SEATS):
+                if has_baloot(full_hands[s], view.trump):
+                    baloot_seat = s
+                    both = 1 << (8 * view.trump + KING) | 1 << (8 * view.trump + QUEEN)
+                    baloot_announced = view.played_by[s] & both == both
+    return projects, baloot_seat, baloot_announced
 
 
 def world_row(view: PlayerView, hands: list[int], rules: RuleConfig | None = None) -> np.ndarray:
