@@ -30,7 +30,7 @@ import torch
 import yaml
 
 from agents.neural.bundle import BundleError, load_net
-from agents.neural.network import NetSpec
+from agents.neural.network import BalootNet, NetSpec
 from agents.neural.precision import PRECISIONS
 from agents.registry import AgentSpecError, make_agent
 from agents.search_player.player import MAX_WORLDS
@@ -508,7 +508,7 @@ def validate(cfg: TrainConfig, *, fresh: bool = True) -> None:
     _validate_expert(cfg)
     validate_calls(cfg.calls)
     if fresh and cfg.init_from:
-        _validate_init_from(cfg)
+        init_bundle(cfg.init_from, cfg.net.spec())
 
 
 def _validate_ppo(cfg: TrainConfig) -> None:
@@ -676,19 +676,39 @@ def _validate_eval(e: EvalConfig) -> None:
         _need(e.deals >= looks, "eval.deals", e.deals, f">= {looks} when eval.promote is true (one per look)")
 
 
-def _validate_init_from(cfg: TrainConfig) -> None:
-    """``init_from`` is a verified bundle whose architecture is the one this config builds."""
+def init_bundle(path: str, spec: NetSpec) -> tuple[BalootNet, dict[str, Any]]:
+    """The ``init_from`` bundle's network and manifest, verified, of architecture ``spec``.
 
-    try:
-        net, _ = load_net(cfg.init_from)
-    except BundleError as err:
-        raise ConfigError(f"init_from: {_one_line(err)}") from None
-    want = cfg.net.spec()
-    if net.spec != want:
+    Loaded once: the config's validation loads it and the run frame takes the same network
+    (kept for the bundle's files as they were then: their path, sizes and modification times).
+
+    Raises:
+        ConfigError: the bundle is missing or corrupt, or of another architecture.
+    """
+    folder = Path(path)
+    stamp = (
+        tuple((f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(folder.glob("*")) if f.is_file())
+        if folder.is_dir()
+        else ()
+    )
+    key = (str(folder.resolve()), stamp)
+    if _INIT_BUNDLE.get("key") != key:
+        try:
+            loaded = load_net(path)
+        except BundleError as err:
+            raise ConfigError(f"init_from: {_one_line(err)}") from None
+        _INIT_BUNDLE.clear()
+        _INIT_BUNDLE.update(key=key, loaded=loaded)
+    net, manifest = _INIT_BUNDLE["loaded"]
+    if net.spec != spec:
         raise ConfigError(
-            f"init_from: bundle {cfg.init_from} has architecture {net.spec.to_dict()}, "
-            f"but this run's net config gives {want.to_dict()}"
+            f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
+            f"but this run's net config gives {spec.to_dict()}"
         )
+    return net, manifest
+
+
+_INIT_BUNDLE: dict[str, Any] = {}  # init_bundle's last bundle: its key and (network, manifest)
 
 
 def to_dict(cfg: TrainConfig) -> dict[str, Any]:

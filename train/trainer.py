@@ -15,9 +15,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import HParam, Logger, configure
 
-from agents.neural.bundle import BundleError, load_net, printable, save_bundle
+from agents.neural.bundle import load_net, printable, save_bundle
 from agents.neural.network import BalootNet
-from baloot_env.errors import ConfigError
 from train.call_iteration import improve_calls
 from train.checkpoint import (
     CheckpointError,
@@ -26,7 +25,7 @@ from train.checkpoint import (
     load_checkpoint,
     save_checkpoint,
 )
-from train.config import TrainConfig, save_config, to_dict
+from train.config import TrainConfig, init_bundle, save_config, to_dict
 from train.evaluation import EVAL_TAG, promotion_state, restore_promotion_state
 from train.expert import EXPERT_LABELS, EXPERT_SEED_OFFSET, expert_round
 from train.hardware import device_of, hardware_words
@@ -190,15 +189,7 @@ class Trainer(RunFrame):
     def _init_from(self, path: str) -> None:
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
 
-        try:
-            net, manifest = load_net(path)
-        except BundleError as e:
-            raise ConfigError(f"init_from: {e}") from None
-        if net.spec != self.spec:
-            raise ConfigError(
-                f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
-                f"but this run's net config gives {self.spec.to_dict()}"
-            )
+        net, manifest = init_bundle(path, self.spec)
         self.net.load_state_dict(net.state_dict())
         if not self.quiet:
             name = printable(str(manifest.get("name", "?")))  # read from a file: no forged log line

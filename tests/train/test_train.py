@@ -420,9 +420,16 @@ def test_a_fresh_run_moves_an_earlier_run_aside(tmp_path):
     assert not (tmp_path / "run" / "checkpoints").exists()
 
 
-def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architecture(tmp_path):
+def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architecture(tmp_path, monkeypatch):
+    """The bundle is loaded once, when the config is validated, and the frame starts from that
+    network; a bundle written again since is loaded again."""
     from agents.neural.bundle import save_bundle
+    from train import config as train_config
     from train.trainer import Trainer
+
+    loads = []
+    real_load = train_config.load_net
+    monkeypatch.setattr(train_config, "load_net", lambda path: loads.append(path) or real_load(path))
 
     cfg = config_from_dict(tiny(tmp_path, pretrain={"positions": 0}))
     src = Trainer(cfg, quiet=True).open()
@@ -436,6 +443,18 @@ def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architec
     ).open()
     for a, b in zip(t.net.state_dict().values(), src.net.state_dict().values(), strict=True):
         assert torch.equal(a, b)
+    t.close()
+    assert len(loads) == 1
+    with torch.no_grad():
+        for p in src.net.parameters():
+            p.mul_(-1.0)
+    save_bundle(tmp_path / "b2", src.net, name="b2")
+    (tmp_path / "b").rename(tmp_path / "b_old")
+    (tmp_path / "b2").rename(tmp_path / "b")  # new files at the same path
+    t = Trainer(
+        config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True
+    ).open()
+    assert len(loads) == 2 and all(torch.equal(a, b) for a, b in zip(t.net.parameters(), src.net.parameters()))
     t.close()
     other = tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))
     other["net"]["head_hidden"] = 7
