@@ -294,31 +294,52 @@ def _setting(action: argparse.Action, value: Any, path: str) -> Any:
     return value
 
 
+def widths(text: str) -> tuple[int, ...]:
+    """A flag's list of integers, "64,64" or "64 64" (a network's layer widths)."""
+    return tuple(int(x) for x in text.replace(",", " ").split())
+
+
 def config_flags(
     parser: argparse.ArgumentParser,
     cls: type,
     names: Sequence[str],
     defaults: Any = None,
     choices: dict[str, Sequence[str]] | None = None,
+    aliases: dict[str, Sequence[str]] | None = None,
 ) -> None:
     """A flag for each of the config dataclass ``cls``'s fields ``names``, made from the field
     itself, so that no command declares a config's fields again by hand: ``--name-with-dashes``
-    (dest: the field's name), its type (int, float, str; a bool is a switch: ``--x`` /
-    ``--no-x``), its default (``defaults``' value of it, else the field's) and its help (the
-    field's ``help`` metadata, the text of the config's own help), with ``choices`` by name."""
+    (dest: the field's name; ``aliases`` by name give it other spellings too), its type (int,
+    float, str, ``tuple[int, ...]`` as ``widths``; a bool is a switch: ``--x`` / ``--no-x``), its
+    default (``defaults``' value of it, else the field's; a field without one is a required
+    flag) and its help (the field's ``help`` metadata, the text of the config's own help), with
+    ``choices`` by name."""
     fields = {f.name: f for f in dataclasses.fields(cls)}
     types = get_type_hints(cls)
-    source = defaults if defaults is not None else cls()
     for name in names:
         f = fields[name]
-        kind, default = types[name], getattr(source, name)
+        kind = types[name]
+        factory = f.default_factory
+        missing = f.default is dataclasses.MISSING and not callable(factory)
+        if missing:
+            default = None
+        elif defaults is not None:
+            default = getattr(defaults, name)
+        else:
+            default = f.default if f.default is not dataclasses.MISSING else factory() if callable(factory) else None
         text = f.metadata.get("help", "")
-        flag = "--" + name.replace("_", "-")
+        flags = [*(aliases or {}).get(name, ()), "--" + name.replace("_", "-")]  # the field's own last (messages)
         if kind is bool:
-            parser.add_argument(flag, dest=name, action=argparse.BooleanOptionalAction, default=default, help=text)
-        elif kind in (int, float, str):
+            parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=default, help=text)
+        elif kind in (int, float, str) or kind == tuple[int, ...]:
             parser.add_argument(
-                flag, dest=name, type=kind, default=default, help=text, choices=(choices or {}).get(name)
+                *flags,
+                dest=name,
+                type=widths if kind == tuple[int, ...] else None if kind is str else kind,  # a file's str: str
+                default=default,
+                required=missing,
+                help=text,
+                choices=(choices or {}).get(name),
             )
         else:
             raise TypeError(f"config_flags: {cls.__name__}.{name} is a {kind}, not a flag's type")

@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from baloot_cli import (
     OneLineParser,
     check_output,
     check_range,
+    config_flags,
     memory_need,
     one_line,
     settings_file,
@@ -65,29 +66,34 @@ from train.supervised import Fit, fit
 HELD_OUT = 0.05
 
 
+def _help(text: str) -> dict[str, str]:
+    """A ``DistillConfig`` field's help: its flag's help text (``baloot_cli.config_flags``)."""
+    return {"help": text}
+
+
 @dataclass(frozen=True)
 class DistillConfig:
     """Settings of one distillation run (every field is a command-line flag)."""
 
-    teacher: str
-    out: str = "runs/distill"
-    positions: int = 150_000
-    rounds: int = 3
-    epochs: int = 5
-    batch_size: int = 256
-    learning_rate: float = 3e-3
-    trunk: tuple[int, ...] = (40,)
-    head_hidden: int = 32
-    value_hidden: tuple[int, ...] = (32,)
-    temperature: float = 1.0
-    value_weight: float = 0.5
-    epsilon: float = 0.05
-    eval_deal_set: str = "standard960"
-    eval_deals: int = 256
-    eval_workers: int = 1
-    onnx_timing: int = 2000
-    seed: int = 0
-    torch_threads: int = 1
+    teacher: str = field(metadata=_help("the teacher policy bundle (e.g. policies/champion)"))
+    out: str = field(default="runs/distill", metadata=_help("output folder: bundle/, summary.json, onnx/"))
+    positions: int = field(default=150_000, metadata=_help("positions in all rounds"))
+    rounds: int = field(default=3, metadata=_help("collection rounds; more than 1 adds the student's own play"))
+    epochs: int = field(default=5, metadata=_help("epochs per round"))
+    batch_size: int = field(default=256, metadata=_help("positions per gradient step"))
+    learning_rate: float = field(default=3e-3, metadata=_help("Adam's learning rate"))
+    trunk: tuple[int, ...] = field(default=(40,), metadata=_help("the student's trunk widths, e.g. '40' or '64,64'"))
+    head_hidden: int = field(default=32, metadata=_help("the student's head width"))
+    value_hidden: tuple[int, ...] = field(default=(32,), metadata=_help("the student's value widths"))
+    temperature: float = field(default=1.0, metadata=_help("of the teacher's soft targets"))
+    value_weight: float = field(default=0.5, metadata=_help("of the value loss"))
+    epsilon: float = field(default=0.05, metadata=_help("share of random legal moves in collection"))
+    eval_deal_set: str = field(default="standard960", metadata=_help("the deal set of the final evaluation"))
+    eval_deals: int = field(default=256, metadata=_help("duplicate deals per opponent (0: skip)"))
+    eval_workers: int = field(default=1, metadata=_help("evaluation worker processes"))
+    onnx_timing: int = field(default=2000, metadata=_help("decisions to time in ONNX (0: skip)"))
+    seed: int = field(default=0, metadata=_help("seeds the positions, the fit and the evaluation"))
+    torch_threads: int = field(default=1, metadata=_help("torch threads of this process"))
 
     def __post_init__(self) -> None:
         problems = []
@@ -393,10 +399,6 @@ def format_summary(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _int_tuple(text: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in text.replace(",", " ").split())
-
-
 DISTILL_FILES = ("bundle", "summary.json", "onnx")  # what a distillation's folder holds
 
 
@@ -450,41 +452,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _parser() -> OneLineParser:
     """The command line of ``python -m train distill``: every ``DistillConfig`` field a flag."""
-    d = DistillConfig(teacher="-")
     p = OneLineParser(prog="python -m train distill", description="Distil a policy bundle into a small network.")
     p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
-    p.add_argument("--teacher", required=True, help="the teacher policy bundle (e.g. policies/champion)")
-    p.add_argument("--out", default=d.out, help=f"output folder: bundle/, summary.json, onnx/ (default {d.out})")
-    p.add_argument(
-        "--positions", type=int, default=d.positions, help=f"positions in all rounds (default {d.positions})"
-    )
-    p.add_argument(
-        "--rounds", type=int, default=d.rounds, help=f"collection rounds; >1 adds student play (default {d.rounds})"
-    )
-    p.add_argument("--epochs", type=int, default=d.epochs, help=f"epochs per round (default {d.epochs})")
-    p.add_argument("--batch-size", type=int, default=d.batch_size)
-    p.add_argument(
-        "--lr",
-        dest="learning_rate",
-        type=float,
-        default=d.learning_rate,
-        help=f"Adam learning rate (default {d.learning_rate})",
-    )
-    p.add_argument(
-        "--trunk", type=_int_tuple, default=d.trunk, help="student trunk widths, e.g. '40' or '64,64' (default 40)"
-    )
-    p.add_argument("--head-hidden", type=int, default=d.head_hidden)
-    p.add_argument("--value-hidden", type=_int_tuple, default=d.value_hidden)
-    p.add_argument("--temperature", type=float, default=d.temperature, help="of the teacher's soft targets (default 1)")
-    p.add_argument(
-        "--value-weight", type=float, default=d.value_weight, help=f"of the value loss (default {d.value_weight})"
-    )
-    p.add_argument("--epsilon", type=float, default=d.epsilon, help="share of random legal moves in collection")
-    p.add_argument("--eval-deal-set", default=d.eval_deal_set)
-    p.add_argument("--eval-deals", type=int, default=d.eval_deals, help="duplicate deals per opponent (0: skip)")
-    p.add_argument("--eval-workers", type=int, default=d.eval_workers)
-    p.add_argument("--onnx-timing", type=int, default=d.onnx_timing, help="decisions to time in ONNX (0: skip)")
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--torch-threads", type=int, default=d.torch_threads)
+    config_flags(p, DistillConfig, [f.name for f in fields(DistillConfig)], aliases={"learning_rate": ["--lr"]})
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     return p

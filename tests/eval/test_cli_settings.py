@@ -124,3 +124,30 @@ def test_config_flags_are_made_from_the_dataclass_fields():
     assert "sampled worlds" in p.format_help()
     with pytest.raises(SystemExit):
         p.parse_args(["--rule", "other"])
+
+
+def test_config_flags_make_required_flags_widths_and_aliases():
+    """A field without a default is a required flag; ``tuple[int, ...]`` reads widths ("64,64");
+    an alias is another spelling of the same flag; with no defaults given, the field's own."""
+    import argparse
+    from dataclasses import dataclass, field
+
+    from baloot_cli import config_flags
+
+    @dataclass(frozen=True)
+    class Demo:
+        teacher: str = field(metadata={"help": "the teacher"})
+        trunk: tuple[int, ...] = field(default=(40,), metadata={"help": "widths"})
+        learning_rate: float = 0.5
+
+    p = argparse.ArgumentParser()
+    config_flags(p, Demo, ("teacher", "trunk", "learning_rate"), aliases={"learning_rate": ["--lr"]})
+    with pytest.raises(SystemExit):
+        p.parse_args([])  # --teacher is required
+    a = p.parse_args(["--teacher", "t"])
+    assert (a.teacher, a.trunk, a.learning_rate) == ("t", (40,), 0.5)
+    a = p.parse_args(["--teacher", "t", "--trunk", "64,32", "--lr", "0.1"])
+    assert (a.trunk, a.learning_rate) == ((64, 32), 0.1)
+    assert p.parse_args(["--teacher", "t", "--learning-rate", "0.2"]).learning_rate == 0.2
+    with pytest.raises(SystemExit):
+        p.parse_args(["--teacher", "t", "--trunk", "wide"])
