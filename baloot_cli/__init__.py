@@ -332,15 +332,11 @@ def config_flags(
         if kind is bool:
             parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=default, help=text)
         elif kind in (int, float, str) or kind == tuple[int, ...]:
-            parser.add_argument(
-                *flags,
-                dest=name,
-                type=widths if kind == tuple[int, ...] else None if kind is str else kind,  # a file's str: str
-                default=default,
-                required=missing,
-                help=text,
-                choices=(choices or {}).get(name),
+            action = parser.add_argument(
+                *flags, dest=name, default=default, required=missing, help=text, choices=(choices or {}).get(name)
             )
+            if kind is not str:  # a string flag keeps no type, so a settings file's value must be a string
+                action.type = widths if kind == tuple[int, ...] else kind
         else:
             raise TypeError(f"config_flags: {cls.__name__}.{name} is a {kind}, not a flag's type")
 

@@ -454,7 +454,9 @@ def test_init_from_a_bundle_starts_from_its_weights_and_refuses_another_architec
     t = Trainer(
         config_from_dict(tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))), quiet=True
     ).open()
-    assert len(loads) == 2 and all(torch.equal(a, b) for a, b in zip(t.net.parameters(), src.net.parameters()))
+    assert len(loads) == 2 and all(
+        torch.equal(a, b) for a, b in zip(t.net.parameters(), src.net.parameters(), strict=True)
+    )
     t.close()
     other = tiny(tmp_path, pretrain={"positions": 0}, init_from=str(tmp_path / "b"))
     other["net"]["head_hidden"] = 7
