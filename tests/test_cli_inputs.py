@@ -333,7 +333,7 @@ DISTILL_CASES = [
     (["--seed", "-2"], r"--seed must be >= 0"),
     (["--positions", "10"], r"positions must be >= 200"),
     (["--positions", "1000000000000"], r"--positions 1,000,000,000,000 would need .* GiB, more than this machine's"),
-    (["--trunk", "a"], r"argument --trunk: invalid _int_tuple value: 'a'"),
+    (["--trunk", "a"], r"argument --trunk: invalid widths value: 'a'"),
 ]
 
 
