@@ -22,7 +22,6 @@ Whether the result plays better is measured afterwards by duplicate on developme
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -40,7 +39,7 @@ from agents.neural.network import BalootNet
 from agents.neural.policy import PolicyAgent
 from agents.rule_based.heuristic import HeuristicAgent
 from agents.search_player.player import SearchAgent, SearchConfig
-from baloot_cli import CONFIG_HELP, InputError, OneLineParser, one_line, settings_file
+from baloot_cli import CONFIG_HELP, InputError, OneLineParser, config_flags, one_line, settings_file
 from baloot_env.cards import cards_of
 from baloot_env.config import from_mapping
 from baloot_env.driver import DealSource, Table
@@ -64,9 +63,9 @@ class CallIterationConfig:
     """One step on a bundle (``python -m train calls``): the policy, where to write, the seed, and
     the step's settings (``train.config.CallsConfig``, the trainer's ``calls`` section)."""
 
-    policy: str = "policies/champion"
-    out: str = "runs/calls"
-    seed: int = 0
+    policy: str = field(default="policies/champion", metadata={"help": "the policy bundle to improve"})
+    out: str = field(default="runs/calls", metadata={"help": "output folder: bundle/ and summary.json"})
+    seed: int = field(default=0, metadata={"help": "seeds the hands, the searches and the training"})
     calls: CallsConfig = field(
         default_factory=lambda: CallsConfig(positions=CallsConfig().positions or COMMAND_POSITIONS)
     )
@@ -229,12 +228,6 @@ def run(cfg: CallIterationConfig, quiet: bool = False) -> dict[str, Any]:
     return summary
 
 
-def _bool(text: str) -> bool:
-    if text.lower() not in ("true", "false"):
-        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-    return text.lower() == "true"
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``--policy``, ``--out``, ``--seed`` and every ``CallsConfig`` field as a flag,
     or any of them from ``--config FILE`` (``CallIterationConfig``'s keys, the step's settings in
@@ -243,13 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     d = CallIterationConfig()
     p = OneLineParser(prog="python -m train calls", description=(__doc__ or "").splitlines()[0])
     p.add_argument("--config", default=None, metavar="FILE", help=CONFIG_HELP)
-    p.add_argument("--policy", default=d.policy, help=f"the policy bundle to improve (default {d.policy})")
-    p.add_argument("--out", default=d.out, help=f"output folder: bundle/ and summary.json (default {d.out})")
-    p.add_argument("--seed", type=int, default=d.seed, help="seeds the hands, the searches and the training")
-    for key, _, meaning in iter_fields(CallsConfig):
-        value = getattr(d.calls, key)
-        kind = _bool if isinstance(value, bool) else type(value)
-        p.add_argument("--" + key.replace("_", "-"), type=kind, default=value, help=f"{meaning} (default {value})")
+    config_flags(p, CallIterationConfig, ("policy", "out", "seed"))
+    config_flags(p, CallsConfig, [key for key, _, _ in iter_fields(CallsConfig)], d.calls)
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
