@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -86,22 +87,13 @@ def _below(mt: np.ndarray, at: np.ndarray, n: int) -> int:
 
 
 @njit
-def _draw(
-    mt: np.ndarray,
-    at: np.ndarray,
-    base: np.ndarray,
-    others: np.ndarray,
-    need0: int,
-    need1: int,
-    class_cards: np.ndarray,
-    class_size: np.ndarray,
-    class_key: np.ndarray,
-    ways: np.ndarray,
-    out: np.ndarray,
-) -> None:
+def _draw(mt: np.ndarray, at: np.ndarray, deals: tuple[Any, ...], out: np.ndarray) -> None:
     """``WorldSampler._sample_once`` into ``out`` (four holdings): the classes from the last,
     each split drawn as the first whose running count of deals exceeds a uniform draw (the
-    splits in ``_split_table``'s order), its cards shuffled as ``random.shuffle`` does."""
+    splits in ``_split_table``'s order), its cards shuffled as ``random.shuffle`` does.
+    ``deals``: the fixed holdings, the other seats, the first two's needs, and the classes'
+    cards, sizes, seat keys and deal counts (``sample_worlds``)."""
+    base, others, need0, need1, class_cards, class_size, class_key, ways = deals
     out[:] = base
     a0, a1 = need0, need1
     shuffled = np.empty(class_cards.shape[1], dtype=np.int64)
@@ -152,14 +144,7 @@ def _agree(hands: np.ndarray, project_seats: np.ndarray, targets: np.ndarray, ho
 def _sample(
     mt: np.ndarray,
     at: np.ndarray,
-    base: np.ndarray,
-    others: np.ndarray,
-    need0: int,
-    need1: int,
-    class_cards: np.ndarray,
-    class_size: np.ndarray,
-    class_key: np.ndarray,
-    ways: np.ndarray,
+    deals: tuple[Any, ...],
     project_seats: np.ndarray,
     targets: np.ndarray,
     hokum: bool,
@@ -171,7 +156,7 @@ def _sample(
     """``WorldSampler.sample`` for every row of ``worlds``; ``counters``: tries, fallbacks."""
     for w in range(worlds.shape[0]):
         hands = worlds[w]
-        _draw(mt, at, base, others, need0, need1, class_cards, class_size, class_key, ways, hands)
+        _draw(mt, at, deals, hands)
         if project_seats.shape[0] == 0:
             continue
         accepted = False
@@ -180,7 +165,7 @@ def _sample(
             if _agree(hands, project_seats, targets, hokum, aces_hundred):
                 accepted = True
                 break
-            _draw(mt, at, base, others, need0, need1, class_cards, class_size, class_key, ways, hands)
+            _draw(mt, at, deals, hands)
         if not accepted:
             counters[1] += 1
 
@@ -216,17 +201,12 @@ def sample_worlds(sampler: WorldSampler, rng: random.Random, count: int) -> np.n
     at = np.array([state[_N]], dtype=np.int64)
     worlds = np.zeros((count, NUM_SEATS), dtype=np.int64)
     counters = np.array([sampler.tries, sampler.fallbacks], dtype=np.int64)
+    others = sampler.others
+    deals = (base, np.array(others, dtype=np.int64), sampler.need[others[0]], sampler.need[others[1]])
     _sample(
         mt,
         at,
-        base,
-        np.array(sampler.others, dtype=np.int64),
-        sampler.need[sampler.others[0]],
-        sampler.need[sampler.others[1]],
-        class_cards,
-        class_size,
-        class_key,
-        ways,
+        (*deals, class_cards, class_size, class_key, ways),
         np.array(seats, dtype=np.int64),
         targets,
         view.contract == HOKUM,
