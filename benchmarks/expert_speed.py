@@ -6,10 +6,11 @@ sampled (``expert.learner_share`` 1, 3% random moves as the default ``expert`` s
 teacher is an agent spec (default ``search`` at its 384 worlds; a spec file sets other worlds); a
 guided teacher (a netsearch whose playouts a network plays, ``agents.teacher.guided``) has the
 learner play its playouts, as ``expert.guide`` does in ``configs/expert_guided.yaml``.
-Each run labels ``--positions`` positions in the same chunks (8 groups of the most lanes for
-each of the most workers) from the same seed after a short warm-up (the numba kernels'
-compile), so every figure is of the same positions; the time includes starting the worker
-processes.
+Each run labels ``--positions`` positions in the same chunks (as many as the most lanes times
+the most workers, at least 8: each worker's lanes start together) from the same seed after a
+short warm-up (the numba kernels' compile), so every figure is of the same positions; the time
+includes starting the worker processes. A chunk's start costs about 0.1 s (its teacher and
+networks made, their first passes), so chunks of a few hundred positions understate every rate.
 
 With ``--lanes`` each worker labels that many of its chunks side by side, their forward passes
 shared (``train.labels.label_lanes``: the same labels).
@@ -67,7 +68,7 @@ def main() -> None:
                 )
                 t0 = time.perf_counter()
                 labels = label_parallel(
-                    job, workers, chunks=8 * max(args.workers) * max(args.lanes), quiet=True, lanes=lanes
+                    job, workers, chunks=max(8, max(args.lanes) * max(args.workers)), quiet=True, lanes=lanes
                 )
                 dt = time.perf_counter() - t0
                 f = labels.figures()

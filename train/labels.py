@@ -399,6 +399,8 @@ def label_lanes(jobs: Sequence[LabelJob]) -> Labels:
         raise ValueError("jobs in lanes share their player, teacher and guide")
     agent = learner(first.player, first.seed + 1) if first.player is not None else None
     rollout = _rollout(first, agent)
+    if len(jobs) == 1:
+        return _label(first, agent, rollout)  # one lane: no hub, each pass as label makes it
     return Labels.join(Lanes().run([partial(_label, job, agent, rollout) for job in jobs]))
 
 
