@@ -36,7 +36,7 @@ from baloot_io.reading import parse_json
 from table.clocks import Clock
 from table.room import Refused, Room, RoomConfig
 from table.store import Store
-from table.views import all_message, view_message
+from table.views import all_message, public_message, view_message
 
 log = logging.getLogger("baloot.table")
 MAX_MESSAGE = 2048  # bytes: every client message is far smaller (an action id)
@@ -259,14 +259,17 @@ class Hub:
 
     # ------------------------------------------------------------------ what clients see
     def message(self, room: Room, seat: int | None, now: float) -> dict[str, Any]:
-        """The state message for a seat (its ``PlayerView`` only) or for a watcher."""
+        """The state message for a seat (its ``PlayerView`` only) or for a watcher: every hand at a
+        table of bots, what the whole table sees at a listed table where people play."""
         msg: dict[str, Any] = {"type": "state", **room.room_info(now)}
         hand = room.shown_hand  # the finished hand while its last trick lies on the table
         if hand is None:
             msg["seat"] = seat
             msg["phase"] = "waiting"
-        elif seat is None:
+        elif seat is None and not room.config.persons:
             msg.update(all_message(hand, room.table.context))
+        elif seat is None:  # a spectator of a listed table where people play
+            msg.update(public_message(hand, room.table.context))
         else:
             msg.update(view_message(PlayerView.from_state(hand, seat, room.table.context)))
         if seat is not None:  # the seat open in several tabs: each of them says so

@@ -17,7 +17,13 @@ from table.deps import BoardDep
 STATIC = Path(str(resources.files("table") / "static"))
 PAGES = {"/": "index.html", "/replay": "replay.html", "/sheet": "sheet.html", "/leaderboard": "leaderboard.html"}
 # pages that read their room, seat or sheet from their own address (/t/ROOM#TOKEN)
-KEYED_PAGES = {"/t/": "table.html", "/watch/": "table.html", "/join/": "join.html", "/sheet/": "sheet.html"}
+KEYED_PAGES = {
+    "/t/": "table.html",
+    "/watch/": "table.html",
+    "/spectate/": "table.html",  # a listed table, seen as the whole table sees it
+    "/join/": "join.html",
+    "/sheet/": "sheet.html",
+}
 
 router = APIRouter()
 

@@ -45,7 +45,7 @@ class Refused(ValueError):
     Attributes:
         code: a short reason: ``malformed``, ``not_your_seat``, ``not_your_turn``, ``illegal``,
             ``stale``, ``left``, ``not_started``, ``over``, ``gathering``, ``too_large``,
-            ``bad_token``.
+            ``bad_token``, ``full``, ``not_listed``, ``no_table``.
     """
 
     def __init__(self, code: str, message: str):
@@ -164,7 +164,23 @@ class Room:
         Raises:
             Refused: a wrong invitation, or its seat is taken.
         """
-        seat = self.invited_seat(invite)
+        return self._take(self.invited_seat(invite), name, now)
+
+    def sit(self, seat: object, name: str, now: float) -> tuple[int, str]:
+        """Someone from the lobby's open tables takes an open seat of a listed table; returns
+        (seat, token). Its invitation, if it had one, no longer seats anyone.
+
+        Raises:
+            Refused: the table is not listed (``not_listed``), or the seat is not open (``full``).
+        """
+        if not self.config.listed:
+            raise Refused("not_listed", "this table is not in the lobby's open tables")
+        if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self.open_seats():
+            raise Refused("full", "that seat is not open")
+        return self._take(seat, name, now)
+
+    def _take(self, seat: int, name: str, now: float) -> tuple[int, str]:
+        """A person takes open ``seat`` under ``name``; the match starts when no seat is open."""
         name = (name or "").strip()[:MAX_NAME] or self.names[seat]
         self.names[seat] = name
         token = self.issue_token(seat)
@@ -385,6 +401,22 @@ class Room:
         return out
 
     # ------------------------------------------------------------------ what clients see
+    def listing(self) -> dict[str, Any]:
+        """The table as the lobby's open tables show it: who sits where, the open seats, the
+        rules, the clock and the match score (nothing of any hand)."""
+        tempo = TEMPOS[self.config.tempo]
+        return {
+            "room": self.id,
+            "names": self.names[:],
+            "kinds": [s.kind for s in self.config.seats],
+            "open_seats": self.open_seats(),
+            "started": self.started,
+            "rules": self.config.rules.to_dict(),
+            "tempo": {"name": tempo.name, "card": tempo.card, "call": tempo.call},
+            "score": list(self.table.context.score) if self.started else [0, 0],
+            "hand_number": self.deals.drawn,
+        }
+
     def room_info(self, now: float) -> dict[str, Any]:
         """The public part of a message: seats, statuses, the clock, the version, results."""
         club = self.club

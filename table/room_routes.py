@@ -40,6 +40,7 @@ class RoomRequest(BaseModel):
     bot_delay: float = Field(default=0.8, ge=0, le=10)
     gather: float = Field(default=1.5, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, le=2**62)
+    listed: bool = False  # in the lobby's open tables (RoomConfig.listed)
 
 
 class RematchRequest(BaseModel):
@@ -50,6 +51,12 @@ class RematchRequest(BaseModel):
 class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     invite: str = Field(max_length=100)
+    name: str = Field(default="Guest", min_length=1, max_length=MAX_NAME)
+
+
+class SitRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    seat: int = Field(ge=0, le=NUM_SEATS - 1)
     name: str = Field(default="Guest", min_length=1, max_length=MAX_NAME)
 
 
@@ -102,7 +109,7 @@ async def create_room(req: RoomRequest, hub: HubDep, seating: SeatingDep) -> dic
     specs, creator = seat_specs(req, seating)
     seed = req.seed if req.seed is not None else int.from_bytes(os.urandom(6), "little")
     try:
-        config = RoomConfig(tuple(specs), rules, req.tempo, seed, req.bot_delay, req.gather)
+        config = RoomConfig(tuple(specs), rules, req.tempo, seed, req.bot_delay, req.gather, req.listed)
         for spec in {s.agent for s in specs}:  # loading a bundle takes a moment: not on the loop
             await asyncio.to_thread(hub.agent, spec)
         room, tokens = hub.create(config, creator)
@@ -156,8 +163,32 @@ async def join_room(room_id: str, req: JoinRequest, hub: HubDep) -> dict[str, An
     return {"room": room_id, "seat": seat, "token": token, "url": f"/t/{room_id}#{token}"}
 
 
+@router.get("/api/tables")
+def open_tables(hub: HubDep) -> dict[str, Any]:
+    """The lobby's open tables: the listed tables still in play, those with an open seat first,
+    each with how many watch it."""
+    rooms = [r for r in hub.rooms.values() if r.config.listed and not r.over]
+    rooms.sort(key=lambda r: (not r.open_seats(), r.id))
+    watching = {r.id: sum(c.seat is None for c in hub.conns.get(r.id, ())) for r in rooms}
+    return {"tables": [{**r.listing(), "spectators": watching[r.id]} for r in rooms]}
+
+
+@router.post("/api/rooms/{room_id}/sit")
+async def sit(room_id: str, req: SitRequest, hub: HubDep) -> dict[str, Any]:
+    """An open seat of a listed table, taken from the lobby's open tables (no invitation)."""
+    room = live_room(hub, room_id)
+    try:
+        seat, token = room.sit(req.seat, req.name, hub.clock.now())
+    except Refused as e:
+        raise HTTPException(403 if e.code == "not_listed" else 409, str(e)) from None
+    hub.changed(room, seats=True)
+    return {"room": room_id, "seat": seat, "token": token, "url": f"/t/{room_id}#{token}"}
+
+
 @router.websocket("/ws/{room_id}")
-async def live(ws: WebSocket, room_id: str, token: str = "") -> None:
+async def live(ws: WebSocket, room_id: str, token: str = "", spectate: bool = False) -> None:
+    """A seat's connection (its token), a table of bots' watcher (its watch token) or, with
+    ``spectate``, a spectator of a listed table (no token: what the whole table sees)."""
     await ws.accept()
     hub: Hub = ws.app.state.hub
     room = hub.rooms.get(room_id)
@@ -165,7 +196,10 @@ async def live(ws: WebSocket, room_id: str, token: str = "") -> None:
     try:
         if room is None:
             raise Refused("no_table", "no such table (or the server forgot it)")
-        if not room.is_watch_token(token):
+        if spectate:
+            if not room.config.listed:
+                raise Refused("not_listed", "this table is not in the lobby's open tables")
+        elif not room.is_watch_token(token):
             seat = room.seat_of(token)
     except Refused as e:
         await ws.send_json({"type": "error", "code": e.code, "message": str(e)})

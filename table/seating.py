@@ -47,6 +47,8 @@ class RoomConfig:
         gather: seconds a finished trick stays on the table, its fourth card and its winner shown,
             before it is gathered and the next turn starts (the last trick of a hand: before the
             next deal); 0 gathers it at once.
+        listed: the table is in the lobby's open tables: anyone may take an open seat there and
+            watch what the whole table sees (no card of any hand while people play).
     """
 
     seats: tuple[SeatSpec, ...]
@@ -55,6 +57,7 @@ class RoomConfig:
     seed: int = 0
     bot_delay: float = 0.8
     gather: float = 1.5
+    listed: bool = False
 
     def __post_init__(self) -> None:
         if len(self.seats) != NUM_SEATS or not all(isinstance(s, SeatSpec) for s in self.seats):
@@ -70,6 +73,8 @@ class RoomConfig:
             raise ValueError(f"bot_delay must be 0 to 10 seconds, got {self.bot_delay!r}")
         if not isinstance(self.gather, (int, float)) or not 0 <= self.gather <= 10:
             raise ValueError(f"gather must be 0 to 10 seconds, got {self.gather!r}")
+        if not isinstance(self.listed, bool):
+            raise ValueError(f"listed must be true or false, got {self.listed!r}")
 
     @property
     def persons(self) -> list[int]:
@@ -83,6 +88,7 @@ class RoomConfig:
             "seed": self.seed,
             "bot_delay": self.bot_delay,
             "gather": self.gather,
+            "listed": self.listed,
         }
 
     @classmethod
@@ -94,6 +100,7 @@ class RoomConfig:
             seed=int(data["seed"]),
             bot_delay=float(data["bot_delay"]),
             gather=float(data.get("gather", 0.0)),  # a room saved without it gathered at once
+            listed=bool(data.get("listed", False)),  # (saved before the lobby listed tables)
         )
 
 

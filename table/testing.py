@@ -94,14 +94,16 @@ def get(url: str) -> tuple[int, Any]:
 
 
 class Client:
-    """A seat's (or a watcher's) WebSocket, synchronous, keeping every message in ``seen``."""
+    """A seat's (or a watcher's, or with ``spectate`` a spectator's) WebSocket, synchronous,
+    keeping every message in ``seen``."""
 
-    def __init__(self, base: str, room: str, token: str):
+    def __init__(self, base: str, room: str, token: str, spectate: bool = False):
         # optional dependency: websockets (the table extra)
         from websockets.sync.client import connect
 
+        query = "spectate=true" if spectate else f"token={token}"
         self.ws = connect(
-            f"ws://{base.split('://', 1)[1]}/ws/{room}?token={token}", max_size=2**22, max_queue=None
+            f"ws://{base.split('://', 1)[1]}/ws/{room}?{query}", max_size=2**22, max_queue=None
         ).__enter__()
         self.seen: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None

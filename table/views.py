@@ -4,7 +4,8 @@ A seat's message is made only from that seat's ``PlayerView`` (which holds exact
 seat may know: its own cards, the turned card, the calls, the cards played, projects once
 public, R6.2, the baloot once announced, R6.5), so a client never receives another seat's
 cards. The "all four" view, which shows every hand, is built from the full state and is only
-for tables without a person (watch mode) and for finished hands (replays).
+for tables without a person (watch mode) and for finished hands (replays); a spectator of a
+listed table where people play gets the public view, what every seat sees.
 
 Cards are written as names (R1.2: ``"TH"``), actions as R9 ids; the page translates both into
 English or Arabic.
@@ -117,6 +118,21 @@ def all_message(state: HandState, context: MatchContext) -> dict[str, Any]:
     del msg["hand"]
     msg["projects"] = [[p.to_dict() for p in state.projects[s]] for s in range(NUM_SEATS)]
     msg["baloot_seat"] = state.baloot_seat
+    return msg
+
+
+def public_message(state: HandState, context: MatchContext) -> dict[str, Any]:
+    """What the whole table sees (a spectator of a listed table where people play): seat 0's
+    view without what only seat 0 may know: no cards in hand (``hand_sizes`` shows how many),
+    no legal actions, projects once public (R6.2), the baloot once announced (R6.5)."""
+    msg = view_message(PlayerView.from_state(state, 0, context))
+    msg["seat"] = None
+    msg["hand"] = []
+    msg["legal"] = []
+    msg["projects"] = [
+        [p.to_dict() for p in state.projects[s]] if state.projects_public(s) else [] for s in range(NUM_SEATS)
+    ]
+    msg["baloot_seat"] = state.baloot_seat if state.baloot_announced else -1
     return msg
 
 

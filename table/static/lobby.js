@@ -1,4 +1,5 @@
-// The lobby: start a table against bots (and invited friends), or watch four bots.
+// The lobby: start a table against bots (and invited friends), take an open seat at a listed
+// table or watch one, or watch four bots.
 "use strict";
 
 const RULES = [
@@ -56,6 +57,7 @@ function render() {
     e.textContent = tr("seatTeam", seat, seat % 2);
   }
   showYourTables();
+  showOpenTables();
 }
 
 // The tables this browser holds a seat at (common.js heldSeats), newest first: a way back to a
@@ -75,6 +77,45 @@ function showYourTables() {
   );
 }
 
+// The listed tables still in play (/api/tables), fetched every few seconds: an open seat is
+// taken under the name in the form below (no invitation needed), and any of them may be watched.
+let openTables = [];
+async function fetchOpenTables() {
+  try {
+    openTables = (await api("GET", "/api/tables")).tables;
+  } catch (e) {
+    return; // the list waits for the next try
+  }
+  showOpenTables();
+}
+function showOpenTables() {
+  const box = document.getElementById("open-tables");
+  box.hidden = openTables.length === 0;
+  document.getElementById("open-tables-list").replaceChildren(...openTables.map(openTableItem));
+}
+function openTableItem(t) {
+  const seats = t.names.map((name, seat) => {
+    if (!t.open_seats.includes(seat)) return el("span", { class: "seated" }, playerName(name, t.kinds[seat] === "bot"));
+    return el("button", { type: "button", class: "sit", "data-seat": seat, onclick: () => sitAt(t.room, seat) },
+      `${tr("takeSeat")}: ${tr("seatTeam", seat, seat % 2)}`);
+  });
+  const joined = seats.flatMap((s, i) => (i ? [" \u00b7 ", s] : [s]));
+  const score = t.started ? ` ${t.score[0]}\u2013${t.score[1]}` : "";
+  const watching = t.spectators ? ` (${tr("spectators", t.spectators)})` : "";
+  return el("li", { class: "open-table", "data-room": t.room }, ...joined, score,
+    ` \u00b7 ${tr("tempo_" + t.tempo.name)} `, el("a", { href: `/spectate/${t.room}`, class: "spectate" }, tr("spectate")), watching);
+}
+async function sitAt(room, seat) {
+  const name = document.querySelector("#play-form [name=name]").value.trim() || "Guest";
+  try {
+    const r = await api("POST", `/api/rooms/${room}/sit`, { seat, name });
+    location.href = r.url;
+  } catch (e) {
+    showError(e); // taken meanwhile, say: the list is fetched again
+    fetchOpenTables();
+  }
+}
+
 async function main() {
   const info = await api("GET", "/api/agents");
   const agentOptions = () => byStrength(info.agents).map((a) => el("option", { value: a, selected: a === info.default, "data-agent": true }, a));
@@ -90,6 +131,8 @@ async function main() {
   }
   ruleInputs(document.getElementById("rules"));
   render();
+  fetchOpenTables();
+  setInterval(fetchOpenTables, 5000);
 
   document.getElementById("play-form").onsubmit = async (ev) => {
     ev.preventDefault();
@@ -104,7 +147,7 @@ async function main() {
     try {
       const r = await api("POST", "/api/rooms", {
         seats, name: f.name.value, tempo: f.tempo.value, bot_delay: Number(f.bot_delay.value),
-        rules: readRules(document.getElementById("rules")),
+        rules: readRules(document.getElementById("rules")), listed: f.listed.checked,
       });
       if (r.invites) {
         // one private link per invited seat (the partner's first), each with its copy or share button

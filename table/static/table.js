@@ -1,10 +1,11 @@
-// The live table: one seat's view (or four bots, in watch mode), sent by the server over a
-// WebSocket. The server is authoritative: the page shows only the legal moves it was sent and
+// The live table: one seat's view (or four bots, in watch mode; or, for a spectator of a table
+// listed in the lobby, what the whole table sees), sent by the server over a WebSocket. The server is authoritative: the page shows only the legal moves it was sent and
 // sends back an action id (R9); anything else is refused there.
 "use strict";
 
 const PARTS = location.pathname.split("/");
-const WATCH = PARTS[1] === "watch";
+const SPECTATE = PARTS[1] === "spectate"; // a listed table: no token, no hand of anyone
+const WATCH = PARTS[1] === "watch" || SPECTATE;
 const ROOM = PARTS[2];
 // The seat's token comes in the link's #fragment once; it is kept in this browser's storage
 // (common.js: holdSeat, so a closed tab or another tab finds the seat again and the lobby lists
@@ -36,7 +37,8 @@ function rel(seat) {
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss" : "ws";
-  ws = new WebSocket(`${proto}://${location.host}/ws/${ROOM}?token=${encodeURIComponent(TOKEN)}`);
+  const query = SPECTATE ? "spectate=true" : `token=${encodeURIComponent(TOKEN)}`;
+  ws = new WebSocket(`${proto}://${location.host}/ws/${ROOM}?${query}`);
   ws.onopen = () => {
     retries = 0;
     setBanner(null);
@@ -47,12 +49,12 @@ function connect() {
       S = m;
       receivedAt = performance.now();
       showError(null);
-      holdSeat({ room: ROOM, kind: PARTS[1], token: TOKEN, names: S.names, seat: S.seat, hand: S.hand_number,
+      if (!SPECTATE) holdSeat({ room: ROOM, kind: PARTS[1], token: TOKEN, names: S.names, seat: S.seat, hand: S.hand_number,
         score: S.match ? S.match.score : null, over: !!S.match_result });
       render();
     } else if (m.type === "error") {
       showError(refusal(m.code, m.message));
-      if (m.code === "bad_token" || m.code === "no_table") {
+      if (m.code === "bad_token" || m.code === "no_table" || m.code === "not_listed") {
         fatal = true;
         dropSeat(ROOM, PARTS[1]); // a seat the server does not know is not listed again
       }
@@ -122,7 +124,7 @@ function render() {
   link.title = tr("seatLinkHelp");
   link.onclick = () => showSeatLink();
   const rep = document.getElementById("replays");
-  rep.hidden = false;
+  rep.hidden = SPECTATE; // a table's replays are for those who hold a link to it
   rep.href = `/replay#room=${ROOM}&token=${encodeURIComponent(TOKEN)}`;
 
   // Scores: the match, and this hand's tricks and card points.
@@ -177,8 +179,8 @@ function render() {
     if (S.baloot_seat === seat) box.append(el("div", { class: "projects" }, tr("baloot")));
     const lastCall = lastCallOf(seat);
     if (lastCall !== null) box.append(el("div", { class: "said" }, actionLabel(lastCall)));
-    if (!S.hands && rel(seat) !== 0 && S.hand_sizes) {
-      // an opponent's or the partner's cards, face down: how many they hold
+    if (!S.hands && (rel(seat) !== 0 || SPECTATE) && S.hand_sizes) {
+      // an opponent's or the partner's cards (a spectator's: every seat's), face down: how many they hold
       const backs = el("div", { class: "backs", "data-count": S.hand_sizes[seat] });
       for (let i = 0; i < S.hand_sizes[seat]; i++) backs.append(cardEl(null, { small: true }));
       box.append(backs);
@@ -388,7 +390,7 @@ function tickClock() {
 
 window.render = render;
 setInterval(tickClock, 250);
-if (!TOKEN) {
+if (!TOKEN && !SPECTATE) {
   showError(tr("noToken"));
 } else {
   connect();

@@ -936,3 +936,45 @@ def test_the_lobby_gives_each_invited_seat_its_own_link_and_the_invitation_says_
     assert names[(host + 2) % 4] == "Lana"  # opposite the host
     page.context.close()
     guest.context.close()
+
+
+def test_a_listed_table_is_taken_from_the_lobby_and_watched_without_a_hand(browser, server, shots):
+    """Issue 49, goal 6: the host lists the table; in another browser the lobby's open tables
+    show its open seat, which is taken there under the form's name; a third browser watches it
+    as the whole table sees it: every seat's cards face down, no hand of anyone, nothing to do."""
+    host = browser.new_context().new_page()
+    host.goto(server.url + "/")
+    host.wait_for_selector("#rel-1 option", state="attached", timeout=WAIT)
+    host.fill('input[name="name"]', "Huda")
+    host.select_option("#rel-2", "invite")  # the partner's seat is open
+    host.check("#listed")
+    host.click("#start")
+    host.locator("#go").click(timeout=WAIT)
+    host.wait_for_url("**/t/**", timeout=WAIT)
+    room = host.url.split("/t/")[1].split("#")[0]
+    guest = browser.new_context().new_page()
+    guest.goto(server.url + "/")
+    item = guest.locator(f'li.open-table[data-room="{room}"]')
+    expect(item).to_be_visible(timeout=WAIT)
+    expect(item.locator("button.sit")).to_have_count(1)
+    guest.fill('input[name="name"]', "Lina")
+    item.locator("button.sit").click()
+    guest.wait_for_url(f"**/t/{room}", timeout=WAIT)
+    expect(guest.locator("#hand .card")).to_have_count(5, timeout=WAIT)  # the game began: five cards each
+    names = server.call(lambda: server.app.state.hub.rooms[room].names)
+    assert names[(names.index("Huda") + 2) % 4] == "Lina"
+    watcher = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    errors: list[str] = []
+    watcher.on("pageerror", lambda e: errors.append(str(e)))
+    watcher.goto(f"{server.url}/spectate/{room}")
+    expect(watcher.locator(".backs")).to_have_count(4, timeout=WAIT)  # every seat face down
+    expect(watcher.locator("#hand .card")).to_have_count(0)
+    expect(watcher.locator("#calls-bar button.call")).to_have_count(0)
+    assert "Lina" in watcher.locator("#seat-0, #seat-1, #seat-2, #seat-3").all_inner_texts().__str__()
+    watcher.screenshot(path=str(shots / "spectator-phone.png"))
+    guest.goto(server.url + "/")
+    expect(guest.locator(f'li.open-table[data-room="{room}"] button.sit')).to_have_count(0, timeout=WAIT)
+    expect(guest.locator(f'li.open-table[data-room="{room}"]')).to_contain_text("1 watching", timeout=WAIT)
+    for p in (host, guest, watcher):
+        p.context.close()
+    assert not errors, errors

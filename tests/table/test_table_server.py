@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import time
 from pathlib import Path
 
@@ -371,6 +372,62 @@ def test_watch_mode_shows_four_bots_and_cannot_act(server):
     assert len(m["hands"]) == 4 and m["seat"] is None and m["legal"] == []
     w.send({"type": "act", "action": 32})
     assert w.until(lambda x: x["type"] == "error")["code"] == "not_your_seat"
+
+
+# ------------------------------------------------------------------------------ open tables
+def test_a_listed_table_is_among_the_open_tables_and_its_open_seat_is_taken_there(server):
+    listed = new_room(server, ["me", "invite", "heuristic", "invite"], listed=True, name="Huda")
+    hidden = new_room(server, ["me", "invite", "heuristic", "heuristic"])
+    status, r = get(server.url + "/api/tables")
+    assert status == 200 and [t["room"] for t in r["tables"]] == [listed["room"]]
+    t = r["tables"][0]
+    assert t["open_seats"] == [1, 3] and t["kinds"] == ["person", "person", "bot", "person"]
+    assert t["names"][0] == "Huda" and not t["started"] and t["spectators"] == 0
+    sit = f"{server.url}/api/rooms/{listed['room']}/sit"
+    assert post(sit, {"seat": 2, "name": "X"})[0] == 409  # a bot's seat
+    assert post(sit, {"seat": 0, "name": "X"})[0] == 409  # the host's
+    assert post(sit, {"seat": 7, "name": "X"})[0] == 422
+    assert post(f"{server.url}/api/rooms/{hidden['room']}/sit", {"seat": 1, "name": "X"})[0] == 403
+    status, taken = post(sit, {"seat": 1, "name": "Lina"})
+    assert status == 200 and taken["seat"] == 1 and taken["url"] == f"/t/{listed['room']}#{taken['token']}"
+    assert post(sit, {"seat": 1, "name": "Again"})[0] == 409
+    status, _ = post(f"{server.url}/api/rooms/{listed['room']}/join", {"invite": invite_of(listed, 1), "name": "Z"})
+    assert status == 409  # its invitation seats nobody now
+    join(server, listed, "Omar", seat=3)
+    lina = Client(server.url, listed["room"], taken["token"])
+    m = lina.until(state(lambda x: x["phase"] == "bidding"))
+    assert m["seat"] == 1 and m["names"][1] == "Lina" and len(m["hand"]) == 5
+    status, r = get(server.url + "/api/tables")
+    assert r["tables"][0]["open_seats"] == [] and r["tables"][0]["started"]
+
+
+CARD_NAME = re.compile(r'"([789TJQKA][SHDC])"')
+
+
+def test_a_spectator_sees_what_the_whole_table_sees_and_no_card_in_a_hand(server):
+    room = new_room(server, ["me"] + BOTS, listed=True)
+    me = Client(server.url, room["room"], room["token"])
+    watcher = Client(server.url, room["room"], "", spectate=True)
+    hub = server.app.state.hub
+    checked, ply = 0, -1
+    while checked < 12:
+        mine = me.until(lambda x, p=ply: my_turn(0)(x) and x["ply"] > p)
+        ply = mine["ply"]
+        m = watcher.until(state(lambda x, p=ply: x["ply"] == p))  # the table waits for seat 0 now
+        hand = server.call(lambda: hub.rooms[room["room"]].table.hand)
+        held = {card_name(c) for s in range(4) for c in cards_of(hand.hands[s])}
+        shown = {c for s in range(4) if hand.projects_public(s) for p in hand.projects[s] for c in p.to_dict()["cards"]}
+        shown.add(m["turned"])  # face up on the stock, then in its taker's hand (R2.3)
+        assert m["seat"] is None and m["hand"] == [] and m["legal"] == [] and "hands" not in m
+        assert set(CARD_NAME.findall(json.dumps(m))) & held <= shown  # a held card only in a shown project
+        assert m["trick"] == mine["trick"] and m["bids"] == mine["bids"] and m["hand_sizes"] == mine["hand_sizes"]
+        me.send({"type": "act", "action": mine["legal"][0]["id"], "ply": ply})
+        checked += 1
+    watcher.send({"type": "act", "action": 32})
+    assert watcher.until(lambda x: x["type"] == "error")["code"] == "not_your_seat"
+    assert get(server.url + "/api/tables")[1]["tables"][0]["spectators"] == 1
+    hidden = new_room(server, ["me"] + BOTS)
+    assert Client(server.url, hidden["room"], "", spectate=True).recv()["code"] == "not_listed"
 
 
 # ---------------------------------------------------------------------------------------- R10.4
