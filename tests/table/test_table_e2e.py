@@ -978,3 +978,59 @@ def test_a_listed_table_is_taken_from_the_lobby_and_watched_without_a_hand(brows
     for p in (host, guest, watcher):
         p.context.close()
     assert not errors, errors
+
+
+MY_MOVE_OR_A_SHEET = """() => !!document.querySelector('button.call, button.card.legal')
+  || [...document.querySelectorAll('#hand-end, #match-end')].some((e) => !e.hidden && e.getClientRects().length > 0)"""
+
+
+@pytest.mark.slow
+def test_a_whole_match_on_a_phone_in_arabic(browser, server, shots):
+    """Issue 49, done when: a whole match (5 hands) played by taps on a 390x844 phone in Arabic,
+    checked as it goes: every card of the hand on screen and no label over another, no played
+    card over a seat's backs and the rank words inside their cards (``check_layout``), tap
+    targets of 44 px, the calls log showing its newest line, each hand's sheet listing the hands
+    so far; at the end the match's result, every text in Arabic (``check_arabic``)."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, reduced_motion="reduce")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    room = new_room(server, rules={"match": "hands", "hands": 5})
+    page.goto(server.url + room["url"])
+    page.wait_for_selector("#lang", timeout=WAIT)
+    page.locator("#lang").click()
+    expect(page.locator("html")).to_have_attribute("dir", "rtl")
+    seen = {"layout": 0, "calls": 0, "sheets": 0}
+    for _ in range(400):
+        page.wait_for_function(MY_MOVE_OR_A_SHEET, timeout=WAIT)
+        if page.locator("#match-end").count() and page.locator("#match-end").is_visible():
+            break
+        sheet = page.locator("#hand-end")
+        if sheet.is_visible():
+            done = len(page.evaluate("S.results"))
+            expect(sheet.locator("tr.hand-row")).to_have_count(done)  # every hand so far
+            seen["sheets"] += 1
+            sheet.click()  # a tap closes it
+            continue
+        ply = page.evaluate("S.ply")
+        calls = page.locator("button.call")
+        if calls.count():
+            assert all(b.bounding_box()["height"] >= 44 for b in calls.all())
+            bottom = page.locator("#log").evaluate("l => l.scrollHeight - l.scrollTop - l.clientHeight")
+            assert bottom <= 1, "the calls log hides its newest line"
+            seen["calls"] += 1
+            sun = page.locator('button.call[data-action="37"]')
+            (sun if sun.count() else calls.first).click()
+        else:
+            if seen["layout"] < 12:
+                check_layout(page, f"play, ply {ply}")
+                seen["layout"] += 1
+            page.locator("button.card.legal").first.click()
+        page.wait_for_function("p => S.ply > p || !!S.match_result", arg=ply, timeout=WAIT)
+    expect(page.locator("#match-end")).to_be_visible(timeout=WAIT)
+    assert server.call(lambda: server.app.state.hub.rooms[room["room"]].over)
+    assert seen["sheets"] >= 4 and seen["calls"] >= 3 and seen["layout"] == 12, seen
+    page.screenshot(path=str(shots / "table_390x844_match_end_ar.png"))
+    check_arabic(page, "the match's end", names=("Noura",))
+    context.close()
+    assert not errors, errors
