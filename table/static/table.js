@@ -327,11 +327,13 @@ function renderHandEnd(myTeam) {
   const sheet = document.getElementById("hand-end");
   const n = (S.results || []).length;
   if (handEndShown === null) handEndShown = n; // a page opened mid-match shows no old hand
-  if (!S.last_result || n === 0 || n === handEndShown) {
-    if (!S.last_result) sheet.hidden = true;
+  if (!S.last_result) {
+    sheet.hidden = true;
     return;
   }
-  handEndShown = n;
+  const fresh = n > 0 && n !== handEndShown; // a hand just ended: show the sheet
+  if (!fresh && sheet.hidden) return;
+  handEndShown = n; // (a sheet showing is drawn again: the language may have changed)
   const r = S.last_result;
   const summary = r.contract === null ? tr("thrown")
     : `${contractLabel(r.contract, r.trump === null ? null : SUITS[r.trump])} ${tr("contractBy")} ${seatName(r.caller)}` +
@@ -346,6 +348,7 @@ function renderHandEnd(myTeam) {
     el("table", { class: "sheet hands-list" }, el("tr", {}, el("th", {}, "#"), el("th", {}, names[0]), el("th", {}, names[1])), ...rows,
       el("tr", { class: "total" }, el("td", {}, tr("total")), el("td", {}, total[0]), el("td", {}, total[1]))),
     el("p", { class: "muted" }, tr("tapToClose")));
+  if (!fresh) return;
   sheet.hidden = false;
   sheet.onclick = () => { sheet.hidden = true; };
   clearTimeout(handEndTimer);

@@ -611,6 +611,11 @@ def test_a_hand_ends_with_a_sheet_of_the_hands_so_far_that_a_tap_closes(server, 
     us, them = (results[0][0], results[0][1])
     assert sheet.locator("tr.hand-row td").all_inner_texts()[1:] == [str(us), str(them)]
     assert sheet.locator("tr.total td").all_inner_texts()[1:] == [str(us), str(them)]
+    page.locator("#lang").click()  # the sheet follows the page's language
+    expect(sheet.locator("h3")).to_contain_text("انتهت الجولة")
+    expect(sheet).to_be_visible()
+    page.locator("#lang").click()
+    expect(sheet.locator("h3")).to_contain_text("Hand over")
     sheet.click()
     expect(sheet).to_be_hidden()
 
