@@ -250,9 +250,10 @@ class ExpertConfig:
     precision: str = _f("auto", "number format of the fit's matrix work (as pretrain.precision)")
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them")
     lanes: int = _f(
-        8,
-        "games each labelling process plays side by side, one network pass for all of them "
-        "(train.labels.label_lanes: the same labels, fewer passes); 1: one game at a time",
+        1,
+        "chunks each labelling process plays side by side, one network pass for all of them "
+        "(train.labels.label_lanes: the same labels, fewer passes; more chunks: 8 x lanes a worker); "
+        "1: one at a time, as before lanes",
     )
     aggregate: int = _f(
         0,
