@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, WebSocket, WebSocketDisconnect
@@ -152,15 +153,24 @@ async def invitation(room_id: str, req: InvitationRequest, hub: HubDep) -> dict[
         raise HTTPException(403 if e.code == "bad_token" else 409, str(e)) from None
 
 
+def seated(hub: Hub, room: Room, take: Callable[[float], tuple[int, str]], forbidden: str) -> dict[str, Any]:
+    """A person seated by ``take`` (a room's ``join`` or ``sit``): the seat, its token and link.
+
+    Raises:
+        HTTPException: 403 for a refusal coded ``forbidden``, 409 for any other (the seat taken).
+    """
+    try:
+        seat, token = take(hub.clock.now())
+    except Refused as e:
+        raise HTTPException(403 if e.code == forbidden else 409, str(e)) from None
+    hub.changed(room, seats=True)
+    return {"room": room.id, "seat": seat, "token": token, "url": f"/t/{room.id}#{token}"}
+
+
 @router.post("/api/rooms/{room_id}/join")
 async def join_room(room_id: str, req: JoinRequest, hub: HubDep) -> dict[str, Any]:
     room = live_room(hub, room_id)
-    try:
-        seat, token = room.join(req.invite, req.name, hub.clock.now())
-    except Refused as e:
-        raise HTTPException(403 if e.code == "bad_token" else 409, str(e)) from None
-    hub.changed(room, seats=True)
-    return {"room": room_id, "seat": seat, "token": token, "url": f"/t/{room_id}#{token}"}
+    return seated(hub, room, lambda now: room.join(req.invite, req.name, now), "bad_token")
 
 
 @router.get("/api/tables")
@@ -177,12 +187,7 @@ def open_tables(hub: HubDep) -> dict[str, Any]:
 async def sit(room_id: str, req: SitRequest, hub: HubDep) -> dict[str, Any]:
     """An open seat of a listed table, taken from the lobby's open tables (no invitation)."""
     room = live_room(hub, room_id)
-    try:
-        seat, token = room.sit(req.seat, req.name, hub.clock.now())
-    except Refused as e:
-        raise HTTPException(403 if e.code == "not_listed" else 409, str(e)) from None
-    hub.changed(room, seats=True)
-    return {"room": room_id, "seat": seat, "token": token, "url": f"/t/{room_id}#{token}"}
+    return seated(hub, room, lambda now: room.sit(req.seat, req.name, now), "not_listed")
 
 
 @router.websocket("/ws/{room_id}")
