@@ -51,28 +51,6 @@ def guided(spec: str) -> bool:
     return bool(resolved["agent"] == "netsearch" and resolved["params"].get("leaves") == "policy")
 
 
-def playout_player(spec: str, learner: Agent) -> Agent:
-    """``learner`` (a policy agent) as the playout player of the guided teacher ``spec``, its
-    network in the number format of the teacher's playouts (``netsearch`` param ``precision``):
-    one copy that several teachers share, so that labelling games in lanes makes one forward
-    pass for all their playouts (``train.labels``).
-
-    Raises:
-        AgentSpecError: as ``guided``; a spec that is not ``guided``.
-    """
-    if not guided(spec):
-        raise AgentSpecError(f"a guided teacher is a netsearch with leaves 'policy', got {spec!r}")
-    # torch and the search stack (numba kernels) load only when a guided teacher is used
-    from agents.neural.policy import PolicyAgent
-    from agents.search_player.netsearch import NetSearchConfig  # (as above)
-    from agents.search_player.policy_leaves import playout_net  # (as above)
-
-    if not isinstance(learner, PolicyAgent):
-        raise TypeError(f"a guided teacher's playouts need a policy agent, got {type(learner).__name__}")
-    precision = NetSearchConfig.from_dict(resolve_spec(spec)["params"]).precision
-    return PolicyAgent(playout_net(learner.net, precision), learner.manifest)  # its .net plays, nothing is drawn
-
-
 def make_teacher(spec: str, seed: int, rollout: Agent | None = None) -> Teacher:
     """The teacher of agent spec ``spec`` seeded ``seed``; with ``rollout`` (a policy agent) a
     guided netsearch whose playouts it plays.

@@ -6,17 +6,12 @@ sampled (``expert.learner_share`` 1, 3% random moves as the default ``expert`` s
 teacher is an agent spec (default ``search`` at its 384 worlds; a spec file sets other worlds); a
 guided teacher (a netsearch whose playouts a network plays, ``agents.teacher.guided``) has the
 learner play its playouts, as ``expert.guide`` does in ``configs/expert_guided.yaml``.
-Each run labels ``--positions`` positions in the same chunks (as many as the most lanes times
-the most workers, at least 8: each worker's lanes start together) from the same seed after a
-short warm-up (the numba kernels' compile), so every figure is of the same positions; the time
-includes starting the worker processes. A chunk's start costs about 0.1 s (its teacher and
-networks made, their first passes), so chunks of a few hundred positions understate every rate.
-
-With ``--lanes`` each worker labels that many of its chunks side by side, their forward passes
-shared (``train.labels.label_lanes``: the same labels).
+Each run labels ``--positions`` positions in the same 8 chunks from the same seed after a short
+warm-up (the numba kernels' compile), so the 1- and 2-worker figures are the same positions; the
+time includes starting the worker processes.
 
 Run: ``python benchmarks/expert_speed.py [--positions 8000] [--teachers search FILE ...]
-[--workers 1 2] [--lanes 1 4] [--policy policies/champion]``
+[--workers 1 2] [--policy policies/champion]``
 """
 
 from __future__ import annotations
@@ -39,7 +34,6 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=8000)
     ap.add_argument("--teachers", nargs="+", default=["search"])
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--lanes", type=int, nargs="+", default=[1], help="games labelled side by side in a worker")
     ap.add_argument("--policy", default="policies/champion")
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -53,31 +47,28 @@ def main() -> None:
         )
         label(warm_up)  # compile, caches
         for workers in args.workers:
-            for lanes in args.lanes:
-                job = LabelJob(
-                    args.positions,
-                    0,
-                    RuleConfig(),
-                    reward,
-                    teacher,
-                    player,
-                    net.spec.privileged_critic,
-                    1.0,
-                    0.03,
-                    guided(teacher),
-                )
-                t0 = time.perf_counter()
-                labels = label_parallel(
-                    job, workers, chunks=max(8, max(args.lanes) * max(args.workers)), quiet=True, lanes=lanes
-                )
-                dt = time.perf_counter() - t0
-                f = labels.figures()
-                print(
-                    f"{teacher}, {workers} worker(s), {lanes} lane(s): {len(labels) / dt:,.0f} positions/s "
-                    f"({len(labels) / dt / workers:,.0f} per worker), {f['searched_share']:.0%} searched choices, "
-                    f"{f['tied_share']:.0%} of them tied",
-                    flush=True,
-                )
+            t0 = time.perf_counter()
+            job = LabelJob(
+                args.positions,
+                0,
+                RuleConfig(),
+                reward,
+                teacher,
+                player,
+                net.spec.privileged_critic,
+                1.0,
+                0.03,
+                guided(teacher),
+            )
+            labels = label_parallel(job, workers, chunks=8, quiet=True)
+            dt = time.perf_counter() - t0
+            f = labels.figures()
+            print(
+                f"{teacher}, {workers} worker(s): {len(labels) / dt:,.0f} positions/s "
+                f"({len(labels) / dt / workers:,.0f} per worker), {f['searched_share']:.0%} searched choices, "
+                f"{f['tied_share']:.0%} of them tied",
+                flush=True,
+            )
     print(f"load average after: {os.getloadavg()[0]:.1f}", flush=True)
 
 

@@ -56,7 +56,6 @@ def _f(default: Any, help: str) -> Any:  # noqa: A002 - argparse's word for it
 
 
 MAX_PROCESSES = MAX_WORKERS  # learner processes of one run (ppo.processes, train.learners)
-MAX_LANES = 64  # games one labelling process plays side by side (expert.lanes)
 CONFIG_KEY = "config key"  # what one key is called in the messages of from_mapping
 
 
@@ -249,12 +248,6 @@ class ExpertConfig:
     augment: bool = _f(True, "rename the suits of each position at random (train.augment)")
     precision: str = _f("auto", "number format of the fit's matrix work (as pretrain.precision)")
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them")
-    lanes: int = _f(
-        1,
-        "chunks each labelling process plays side by side, one network pass for all of them "
-        "(train.labels.label_lanes: the same labels, fewer passes; more chunks: 8 x lanes a worker); "
-        "1: one at a time, as before lanes",
-    )
     aggregate: int = _f(
         0,
         "earlier rounds whose labels each round fits again beside its own (DAgger's aggregation; "
@@ -598,7 +591,6 @@ def _validate_expert(cfg: TrainConfig) -> None:
     _number("expert.learning_rate", x.learning_rate, 0, low_open=True)
     _number("expert.value_weight", x.value_weight, 0)
     _need(1 <= x.workers <= MAX_WORKERS, "expert.workers", x.workers, f"in [1, {MAX_WORKERS}]")
-    _need(1 <= x.lanes <= MAX_LANES, "expert.lanes", x.lanes, f"in [1, {MAX_LANES}]")
     _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
     _need(0 <= x.self_agreement <= 1, "expert.self_agreement", x.self_agreement, "in [0, 1] (a share)")
     held = x.positions * (1 + x.aggregate)

@@ -59,7 +59,7 @@ from train.fitting import fit_labelled, fit_processes
 from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
 
 # The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.
-LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "lanes", "guide")
+LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "guide")
 FIT_FIELDS = ("targets", "temperature", "epochs", "learning_rate", "self_agreement", "workers", "precision")
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
@@ -81,7 +81,7 @@ def label_round(net: BalootNet, cfg: ExpertConfig, seed: int, rules: RuleConfig,
         cfg.random_share,
         cfg.guide,
     )
-    return label_parallel(job, cfg.workers, quiet=quiet, lanes=cfg.lanes)
+    return label_parallel(job, cfg.workers, quiet=quiet)
 
 
 def expert_round(

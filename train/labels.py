@@ -21,20 +21,17 @@ import io
 import math
 import random
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from agents.base import Agent
-from agents.neural.lanes import Lanes
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.policy import PolicyAgent, sample_masked
-from agents.teacher import make_teacher, playout_player
+from agents.teacher import make_teacher
 from baloot_cli import memory_need
 from baloot_env.actions import NUM_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.driver import DealSource, Table
@@ -377,41 +374,11 @@ def label(job: LabelJob, progress: Callable[[int], None] | None = None) -> Label
     """``job``'s positions of the learner's games labelled by the teacher (module docstring,
     steps 1 and 2); every draw from its seed. With ``guide`` the learner plays the teacher's
     playouts (``agents.teacher.make_teacher``)."""
-    agent = learner(job.player, job.seed + 1) if job.player is not None else None
-    return _label(job, agent, _rollout(job, agent), progress)
-
-
-def _rollout(job: LabelJob, agent: PolicyAgent | None) -> Agent | None:
-    """The player of the teacher's playouts: with ``guide``, the learner in the playouts'
-    number format (``agents.teacher.playout_player``); else None (the teacher's own)."""
-    return playout_player(job.teacher, agent) if job.guide and agent is not None else None
-
-
-def label_lanes(jobs: Sequence[LabelJob]) -> Labels:
-    """``label`` of each job (the same ``player``, ``teacher`` and ``guide``: the first job's
-    player plays for all), joined in order,
-    the jobs played side by side in lanes (``agents.neural.lanes``): one learner and one
-    playout network for all of them, so that one forward pass serves every job's playouts and
-    moves. The labels are those of the jobs labelled one by one (``tests/train/test_lanes.py``):
-    the learner's own seed draws nothing here, and each job keeps its own generators."""
-    first = jobs[0]
-    if any((j.player is None, j.teacher, j.guide) != (first.player is None, first.teacher, first.guide) for j in jobs):
-        raise ValueError("jobs in lanes share their player, teacher and guide")
-    agent = learner(first.player, first.seed + 1) if first.player is not None else None
-    rollout = _rollout(first, agent)
-    if len(jobs) == 1:
-        return _label(first, agent, rollout)  # one lane: no hub, each pass as label makes it
-    return Labels.join(Lanes().run([partial(_label, job, agent, rollout) for job in jobs]))
-
-
-def _label(
-    job: LabelJob, agent: PolicyAgent | None, rollout: Agent | None, progress: Callable[[int], None] | None = None
-) -> Labels:
-    """``label`` with its learner and the teacher's playout player given."""
     n, seed, privileged = job.positions, job.seed, job.privileged
-    learner_share, random_share = job.learner_share, job.random_share
+    player, learner_share, random_share = job.player, job.learner_share, job.random_share
     rng = random.Random(seed)
-    teacher = make_teacher(job.teacher, seed, rollout)
+    agent = learner(player, seed + 1) if player is not None else None
+    teacher = make_teacher(job.teacher, seed, agent if job.guide else None)
     sampler = np.random.default_rng(seed + 1)  # the learner's draws
     obs, masks, _, values = (a.numpy() for a in labelled_arrays(n, privileged))
     actions = np.zeros(n, dtype=np.int64)
@@ -525,18 +492,19 @@ def people_positions(games: Games, rules: RuleConfig, reward: Reward, privileged
     )
 
 
-def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = False, lanes: int = 1) -> Labels:
-    """``label`` in ``workers`` processes (``train.workers``), ``chunks`` chunks (default 8 groups
-    of ``lanes`` a worker), chunk k seeded ``seed + k``, joined in order; each process labels
-    ``lanes`` chunks at a time side by side (``label_lanes``: the same labels, fewer forward
-    passes)."""
+def _label_chunk(job: LabelJob) -> Labels:
+    return label(job)
+
+
+def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = False) -> Labels:
+    """``label`` in ``workers`` processes (``train.workers``), ``chunks`` chunks (default 8 a
+    worker), chunk k seeded ``seed + k``, joined in order."""
 
     def line(done: int, rate: float) -> str:
         return f"[expert] labelled {done:,}/{job.positions:,} positions ({job.teacher}, {rate:,.0f}/s)"
 
-    chunked = job.chunks(chunks or 8 * lanes * max(1, workers))  # 8 groups of lanes a worker
-    groups = [chunked[i : i + lanes] for i in range(0, len(chunked), lanes)]
-    return Labels.join(in_chunks(label_lanes, groups, workers, None if quiet else line))
+    chunked = job.chunks(chunks or 8 * max(1, workers))
+    return Labels.join(in_chunks(_label_chunk, chunked, workers, None if quiet else line))
 
 
 def tensors(labels: Labels, soft_temperature: float, rule: str = "teacher") -> tuple[torch.Tensor, ...]:

@@ -24,7 +24,6 @@ import numpy as np
 import torch
 
 from agents.base import Agent
-from agents.neural.lanes import forward
 from agents.neural.network import BalootNet
 from baloot_env.actions import NUM_ACTIONS
 from baloot_env.view import PlayerView
@@ -111,10 +110,10 @@ class PolicyAgent(Agent):
         return logits.numpy(), value.numpy()
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``logits_and_value``'s logits alone, without the value head (every move of a game);
-        inside ``agents.neural.lanes`` one pass with the other games' moves."""
+        """``logits_and_value``'s logits alone, without the value head (every move of a game)."""
         obs, masks = self._check(obs, masks)
-        out: np.ndarray = forward(self.net.policy_logits, torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
+        with torch.no_grad():
+            out: np.ndarray = self.net.policy_logits(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
         return out
 
     def probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:

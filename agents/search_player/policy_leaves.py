@@ -32,7 +32,6 @@ import copy
 import numpy as np
 import torch
 
-from agents.neural.lanes import PAD, forward
 from agents.neural.network import BalootNet
 from agents.neural.precision import resolve_precision
 from agents.search_player.batch_endgame import LEAF_CACHE_SIZE, NO_VALUE, claim_stamps, leaf_value, solve_row
@@ -45,6 +44,8 @@ from baloot_env.batch.play import play_card
 from baloot_env.batch.state import NUM_FIELDS, NUM_RESULTS, RAW, TO_ACT, TRICK_SIZE, TRICKS_PLAYED, TRICKS_WON
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
 from baloot_env.observation import OBS_SIZE
+
+PAD = 32  # the batches' row counts are multiples of this (policy_values)
 
 
 @njit
@@ -157,14 +158,11 @@ def play_best(
 
 
 def playout_net(net: BalootNet, precision: str) -> BalootNet:
-    """``net`` in the number format ``precision`` resolves to: ``net`` itself when it is in that
-    format already, else a frozen copy in it (made once, when the search is built: the playouts
-    read it, the original is never changed). Teachers given the same copy share it, and with it
-    their forward passes in lanes (``agents.teacher.playout_player``)."""
-    dtype = torch.float32 if resolve_precision(precision) == "fp32" else torch.bfloat16
-    if next(net.parameters()).dtype == dtype:
+    """``net`` itself when ``precision`` resolves to fp32, else a frozen bf16 copy of it (made
+    once, when the search is built: the playouts read it, the original is never changed)."""
+    if resolve_precision(precision) == "fp32":
         return net
-    return copy.deepcopy(net).to(dtype).eval()
+    return copy.deepcopy(net).to(torch.bfloat16).eval()
 
 
 def policy_values(
@@ -201,7 +199,8 @@ def policy_values(
         m = len(rows)
         encode_rows(s, sw, rows, obs[:m], legal[:m])
         padded = -(-m // PAD) * PAD
-        logits = forward(net.card_logits, torch.from_numpy(obs[:padded]).to(dtype), rows=m).float().numpy()
+        with torch.inference_mode():
+            logits = net.card_logits(torch.from_numpy(obs[:padded]).to(dtype)).float().numpy()
         play_best(
             s,
             sw,
