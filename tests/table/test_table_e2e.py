@@ -1030,6 +1030,8 @@ def test_a_whole_match_on_a_phone_in_arabic(browser, server, shots):
             if seen["layout"] < 12:
                 check_layout(page, f"play, ply {ply}")
                 seen["layout"] += 1
+            boxes = [c.bounding_box() for c in page.locator("button.card.legal").all()]
+            assert all(b["width"] >= 44 and b["height"] >= 44 for b in boxes), boxes  # tap targets
             page.locator("button.card.legal").first.click()
         page.wait_for_function("p => S.ply > p || !!S.match_result", arg=ply, timeout=WAIT)
     expect(page.locator("#match-end")).to_be_visible(timeout=WAIT)
