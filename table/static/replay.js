@@ -60,10 +60,12 @@ async function openHand(id, view) {
 }
 
 function nameOf(seat) {
-  // a live hand's players by name (bots by their agent's), else the seat
+  // a live hand's players by name (bots by their agent's), else the seat; a name that another
+  // seat shares (four bots of one kind) says its seat too, as the live table's watch mode does
   const m = (HAND && HAND.meta) || {};
   if (!m.names) return tr("seatN", seat);
-  return playerName(m.names[seat], m.seats && m.seats[seat] && m.seats[seat].kind === "bot");
+  const name = playerName(m.names[seat], m.seats && m.seats[seat] && m.seats[seat].kind === "bot");
+  return m.names.filter((n) => n === m.names[seat]).length > 1 ? `${name} \u00b7 ${seat}` : name;
 }
 
 function render() {

@@ -857,6 +857,8 @@ def test_watch_mode_and_a_replay(server, page, clock, shots):
         page.click("#next")
     expect(page.locator("#step-label")).to_contain_text("14 /")
     expect(page.locator(".seat-2 .mini-hand .card")).not_to_have_count(0)  # all four hands shown
+    plates = page.locator(".seat .plate b").all_inner_texts()
+    assert len(plates) == 4 and len(set(plates)) == 4, plates  # four bots of one kind, each by its seat
     page.screenshot(path=str(shots / "replay.png"), full_page=True)
     page.click("#first")
     for _ in range(60):  # on to the step of a trick's fourth card: the trick is shown, not an empty table
