@@ -43,6 +43,10 @@ class Tempo:
         """Seconds for a turn of ``kind`` ("card" or "call")."""
         return self.card if kind == CARD else self.call
 
+    def to_dict(self) -> dict[str, str | float]:
+        """The tempo as the pages are sent it (its name, a card's and a call's seconds)."""
+        return {"name": self.name, "card": self.card, "call": self.call}
+
 
 CARD, CALL = "card", "call"
 TEMPOS = {

@@ -147,7 +147,6 @@ class Room:
         already (the host first), the rules and the clock. Raises ``Refused`` as ``invited_seat``."""
         seat = self.invited_seat(invite)
         seated = [s for s in range(NUM_SEATS) if self.tokens[s] is not None]
-        tempo = TEMPOS[self.config.tempo]
         return {
             "seat": seat,
             "host": self.names[seated[0]] if seated else None,
@@ -155,7 +154,7 @@ class Room:
             "names": self.names[:],
             "kinds": [s.kind for s in self.config.seats],
             "rules": self.config.rules.to_dict(),
-            "tempo": {"name": tempo.name, "card": tempo.card, "call": tempo.call},
+            "tempo": TEMPOS[self.config.tempo].to_dict(),
         }
 
     def join(self, invite: object, name: str, now: float) -> tuple[int, str]:
@@ -404,7 +403,6 @@ class Room:
     def listing(self) -> dict[str, Any]:
         """The table as the lobby's open tables show it: who sits where, the open seats, the
         rules, the clock and the match score (nothing of any hand)."""
-        tempo = TEMPOS[self.config.tempo]
         return {
             "room": self.id,
             "names": self.names[:],
@@ -412,7 +410,7 @@ class Room:
             "open_seats": self.open_seats(),
             "started": self.started,
             "rules": self.config.rules.to_dict(),
-            "tempo": {"name": tempo.name, "card": tempo.card, "call": tempo.call},
+            "tempo": TEMPOS[self.config.tempo].to_dict(),
             "score": list(self.table.context.score) if self.started else [0, 0],
             "hand_number": self.deals.drawn,
         }
@@ -433,7 +431,7 @@ class Room:
             "status": club.status[:],
             "timeouts": club.timeouts[:],
             "open_seats": self.open_seats(),
-            "tempo": {"name": club.tempo.name, "card": club.tempo.card, "call": club.tempo.call},
+            "tempo": club.tempo.to_dict(),
             "clock": {
                 "seat": club.turn_seat,
                 "kind": club.turn_kind,

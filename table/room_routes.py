@@ -71,7 +71,7 @@ def list_agents(seating: SeatingDep) -> dict[str, Any]:
     return {
         "agents": list(seating["choices"]),
         "default": seating["default"],
-        "tempos": {k: vars(v) for k, v in TEMPOS.items()},
+        "tempos": {k: v.to_dict() for k, v in TEMPOS.items()},
     }
 
 
