@@ -89,5 +89,9 @@ class SuitPermutations:
         if actions.ndim == 1:
             actions = self.action_map[perm].gather(1, actions[:, None])[:, 0]
         else:
-            actions = torch.gather(actions, 1, self.action_index[perm])
+            actions = self.rename_actions(actions, perm)
         return obs, masks, actions
+
+    def rename_actions(self, per_action: torch.Tensor, perm: torch.Tensor) -> torch.Tensor:
+        """Per-action rows (N x 42: targets, the teacher's values) renamed as ``apply`` renames them."""
+        return torch.gather(per_action, 1, self.action_index[perm])

@@ -245,6 +245,11 @@ class ExpertConfig:
     batch_size: int = _f(512, "minibatch size")
     learning_rate: float = _f(3e-4, "Adam step size")
     value_weight: float = _f(0.5, "weight of the value loss (the learner's hand outcomes)")
+    consistency: float = _f(
+        0.0,
+        "weight of the consistency loss from the second epoch: (V.detach() - the policy's mean of the teacher's "
+        "values, in reward units)^2 on searched choices (train.fitting; 0: off)",
+    )
     augment: bool = _f(True, "rename the suits of each position at random (train.augment)")
     precision: str = _f("auto", "number format of the fit's matrix work (as pretrain.precision)")
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them")
@@ -590,6 +595,12 @@ def _validate_expert(cfg: TrainConfig) -> None:
     _need(x.batch_size >= 1, "expert.batch_size", x.batch_size, ">= 1")
     _number("expert.learning_rate", x.learning_rate, 0, low_open=True)
     _number("expert.value_weight", x.value_weight, 0)
+    _number("expert.consistency", x.consistency, 0)
+    if x.consistency > 0 and cfg.env.reward == "win":
+        raise ConfigError(
+            "expert.consistency compares the value with the teacher's game points: it needs env.reward 'diff' or "
+            "'points', not 'win'"
+        )
     _need(1 <= x.workers <= MAX_WORKERS, "expert.workers", x.workers, f"in [1, {MAX_WORKERS}]")
     _need(0 <= x.aggregate <= 16, "expert.aggregate", x.aggregate, "in [0, 16] (earlier rounds)")
     _need(0 <= x.self_agreement <= 1, "expert.self_agreement", x.self_agreement, "in [0, 1] (a share)")

@@ -85,6 +85,11 @@ class DistillConfig:
     trunk: tuple[int, ...] = field(default=(40,), metadata=_help("the student's trunk widths, e.g. '40' or '64,64'"))
     head_hidden: int = field(default=32, metadata=_help("the student's head width"))
     value_hidden: tuple[int, ...] = field(default=(32,), metadata=_help("the student's value widths"))
+    cards: str = field(
+        default="flat",
+        metadata=_help("how the student reads the card-set pieces: flat, cards or suits (agents.neural.card_inputs)"),
+    )
+    card_width: int = field(default=8, metadata=_help("the student's features per card (cards) or per suit (suits)"))
     temperature: float = field(default=1.0, metadata=_help("of the teacher's soft targets"))
     value_weight: float = field(default=0.5, metadata=_help("of the value loss"))
     epsilon: float = field(default=0.05, metadata=_help("share of random legal moves in collection"))
@@ -109,10 +114,17 @@ class DistillConfig:
             problems.append("temperature must be > 0, value_weight >= 0 and epsilon in [0, 1]")
         if problems:
             raise ValueError("distillation config: " + "; ".join(problems))
+        self.spec()  # ValueError naming the field for an architecture that cannot be built
 
     def spec(self) -> NetSpec:
         """The student's architecture."""
-        return NetSpec(trunk=self.trunk, head_hidden=self.head_hidden, value_hidden=self.value_hidden)
+        return NetSpec(
+            trunk=self.trunk,
+            head_hidden=self.head_hidden,
+            value_hidden=self.value_hidden,
+            cards=self.cards,
+            card_width=self.card_width,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -266,7 +278,8 @@ def _distill(cfg: DistillConfig, quiet: bool) -> dict[str, Any]:
         student = BalootNet(cfg.spec())
     n_teacher, n_student = count_parameters(teacher_net), count_parameters(student)
     _log(
-        f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student {cfg.spec().to_dict()['trunk']} "
+        f"teacher {teacher_manifest['name']} ({n_teacher:,} parameters) -> student trunk {list(cfg.trunk)}, cards "
+        f"{cfg.cards if cfg.cards == 'flat' else f'{cfg.cards} x {cfg.card_width}'} "
         f"({n_student:,} parameters, {n_student / n_teacher:.1%})",
         quiet,
     )

@@ -56,11 +56,29 @@ from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from train.config import EnvConfig, ExpertConfig, config_from_dict
 from train.fitting import fit_labelled, fit_processes
-from train.labels import TARGETS, LabelJob, Labels, label_parallel, position_bytes, set_agreement, tensors
+from train.labels import (
+    TARGETS,
+    LabelJob,
+    Labels,
+    label_parallel,
+    position_bytes,
+    set_agreement,
+    tensors,
+    value_unit,
+)
 
 # The ExpertConfig fields that ``python -m train expert label`` and ``fit`` take as flags.
 LABEL_FIELDS = ("positions", "teacher", "learner_share", "random_share", "workers", "guide")
-FIT_FIELDS = ("targets", "temperature", "epochs", "learning_rate", "self_agreement", "workers", "precision")
+FIT_FIELDS = (
+    "targets",
+    "temperature",
+    "epochs",
+    "learning_rate",
+    "consistency",
+    "self_agreement",
+    "workers",
+    "precision",
+)
 EXPERT_LABELS = "expert_labels"  # the run folder's kept rounds of labels (expert.aggregate)
 EXPERT_SEED_OFFSET = 1_000_003  # round k labels from seed + k * this (apart from the warm start's chunk seeds)
 
@@ -110,14 +128,17 @@ def expert_round(
     def after_epoch(epoch: int, means: dict[str, float]) -> None:
         stats.update(means)
         if not quiet:
+            tie = f", consistency loss {means['consistency_loss']:.4f}" if "consistency_loss" in means else ""
             print(
                 f"[expert] epoch {epoch + 1}/{cfg.epochs}: agreement with the teacher {means['train_accuracy']:.1%}, "
-                f"policy loss {means['policy_loss']:.3f}, value loss {means['value_loss']:.3f}",
+                f"policy loss {means['policy_loss']:.3f}, value loss {means['value_loss']:.3f}{tie}",
                 file=sys.stderr,
                 flush=True,
             )
 
-    fit_labelled(net, tensors(fitted, cfg.temperature, cfg.targets), cfg, seed, after_epoch, fit_processes(cfg, net))
+    unit = value_unit(reward) if cfg.consistency > 0 else None
+    data = tensors(fitted, cfg.temperature, cfg.targets, unit)
+    fit_labelled(net, data, cfg, seed, after_epoch, fit_processes(cfg, net), cfg.consistency)
     stats.update(agreement(net, labels, cfg.self_agreement, quiet))
     stats["label_seconds"] = t_label
     stats["seconds"] = time.perf_counter() - t0
@@ -222,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     a = _parser().parse_args(argv)
     torch.set_num_threads(1)
+    reward = EnvConfig().as_reward()  # the training reward of the default config: the value targets
     try:
         net, manifest = load_net(a.policy)
         rules = bundle_rules(manifest)
@@ -230,11 +252,11 @@ def main(argv: list[str] | None = None) -> int:
             labels = Labels.join([Labels.load(f) for f in a.labels])
             if a.call_values == "drop":
                 labels = labels.without_call_values()
-            targets = tensors(labels, cfg.temperature, cfg.targets)  # refuses improve without a policy
+            unit = value_unit(reward) if cfg.consistency > 0 else None
+            targets = tensors(labels, cfg.temperature, cfg.targets, unit)  # refuses improve without a policy
     except (ValueError, BundleError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2
-    reward = EnvConfig().as_reward()  # the training reward of the default config: the value targets
     if a.action == "label":
         labels = label_round(net, cfg, a.seed, rules, reward, a.quiet)
         labels.save(a.out)
@@ -245,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.quiet:
             print(f"[expert] epoch {epoch + 1}/{cfg.epochs}: {means}", file=sys.stderr, flush=True)
 
-    fit_labelled(net, targets, cfg, a.seed, after_epoch, fit_processes(cfg, net))
+    fit_labelled(net, targets, cfg, a.seed, after_epoch, fit_processes(cfg, net), cfg.consistency)
     agreement(net, labels, cfg.self_agreement, False)
     training = {"expert_fit": {"labels": a.labels, "policy": a.policy, "call_values": a.call_values, **asdict(cfg)}}
     save_bundle(a.out, net, name=Path(a.out).name, rules=rules, training=training)

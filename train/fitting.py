@@ -61,12 +61,13 @@ def fit_labelled(
     seed: int,
     after_epoch: Callable[[int, dict[str, float]], None],
     processes: int,
+    consistency: float = 0.0,
 ) -> None:
     """``fit_positions`` in ``processes`` processes (data-parallel, ``train.supervised``): this one
     and ``processes - 1`` helpers started from ``net``'s weights, reading ``data`` in place (shared
     memory when ``labelled`` made it so); a helper that fails stops the others at once."""
     if processes <= 1:
-        fit_positions(net, data, cfg, seed, after_epoch)
+        fit_positions(net, data, cfg, seed, after_epoch, consistency=consistency)
         return
     context = tmp.get_context("spawn")
     exchange = GradientExchange(
@@ -85,6 +86,7 @@ def fit_labelled(
                 rank,
                 torch.get_num_threads(),
                 os.getpid(),
+                consistency,
             ),
             name=f"baloot-fit-{rank}",
             daemon=True,
@@ -95,7 +97,7 @@ def fit_labelled(
         proc.start()
         threading.Thread(target=_abort_if_failed, args=(proc, exchange), daemon=True).start()
     try:
-        fit_positions(net, data, cfg, seed, after_epoch, exchange)
+        fit_positions(net, data, cfg, seed, after_epoch, exchange, consistency)
     except BaseException:
         exchange.abort()  # the helpers stop at their next exchange
         for proc in helpers:
@@ -114,20 +116,33 @@ def fit_positions(
     seed: int,
     after_epoch: Callable[[int, dict[str, float]], None] = lambda epoch, means: None,
     exchange: GradientExchange | None = None,
+    consistency: float = 0.0,
 ) -> None:
     """The warm start's fit of ``net`` to the labelled ``data`` (``labelled``): cross-entropy to
     the targets plus ``value_weight`` times the value's squared error, each position under a
     random renaming of the suits (``augment``). The rows of each epoch and their renamings come
     from one generator seeded ``seed``, so the processes of a data-parallel fit (``exchange``,
-    ``train.supervised``) draw the same ones."""
-    X, M, T, V = data
+    ``train.supervised``) draw the same ones.
+
+    With ``consistency`` > 0, ``data`` holds a fifth tensor, the teacher's value of each action
+    in the value's units (NaN where it has none; ``train.labels.tensors``), and from the second
+    epoch on the loss adds ``consistency`` x (V.detach() - sum over the valued actions of pi(a)
+    Q(a) / their share of pi)^2 on the searched choices: the policy is pulled towards the
+    actions whose teacher's values agree with the value head's estimate, the value left alone
+    (a lever of issue 45, from Texas 42's expert iteration)."""
+    X, M, T, V = data[:4]
+    if consistency > 0 and len(data) < 5:
+        raise ValueError("a consistency loss needs the teacher's action values (train.labels.tensors value_unit)")
+    Q = data[4] if consistency > 0 else None
     n = len(X)
+    epoch_now = [0]
     gen = torch.Generator().manual_seed(seed)
     aug = SuitPermutations(X.shape[1]) if cfg.augment else None
     renaming = torch.zeros(n, dtype=torch.long)  # the epoch's renaming of each position
     dev = device_of(net)  # the positions stay on the CPU; each minibatch goes to the network
 
     def order(epoch: int) -> torch.Tensor:
+        epoch_now[0] = epoch
         rows = torch.randperm(n, generator=gen)
         if aug is not None:
             renaming.copy_(torch.randint(len(PERMUTATIONS), (n,), generator=gen))
@@ -146,7 +161,14 @@ def fit_positions(
             "value_loss": loss_v.item() * len(idx),
             "train_accuracy": float((logits.argmax(1) == tb.argmax(1)).sum().item()),
         }
-        return loss_pi + cfg.value_weight * loss_v, figures
+        loss = loss_pi + cfg.value_weight * loss_v
+        if Q is not None:
+            qb = Q[idx] if aug is None else aug.rename_actions(Q[idx], renaming[idx])
+            loss_c = consistency_loss(logits, value, qb.to(dev))
+            figures["consistency_loss"] = loss_c.item() * len(idx)
+            if epoch_now[0] >= 1:  # the first epoch is the warm-up
+                loss = loss + consistency * loss_c
+        return loss, figures
 
     how = Fit(
         cfg.epochs,
@@ -156,6 +178,19 @@ def fit_positions(
         device=dev.type,
     )
     fit(net.parameters(), how, order, batch_loss, after_epoch, exchange)
+
+
+def consistency_loss(logits: torch.Tensor, value: torch.Tensor, action_values: torch.Tensor) -> torch.Tensor:
+    """Mean over the batch of (V.detach() - E_pi[Q])^2, where E_pi[Q] is the policy's mean of the
+    teacher's values over the actions it valued (NaN: not valued) and rows without any valued
+    action count 0 (``fit_positions``)."""
+    valued = ~torch.isnan(action_values)
+    pi = torch.softmax(logits.float(), dim=1) * valued
+    mass = pi.sum(1)
+    searched = valued.any(1) & (mass > 0)
+    expected = (pi * torch.where(valued, action_values, 0.0)).sum(1) / mass.clamp_min(1e-12)
+    gap = torch.where(searched, value.detach().float() - expected, 0.0)
+    return (gap**2).mean()
 
 
 def _fit_helper(
@@ -168,6 +203,7 @@ def _fit_helper(
     rank: int,
     threads: int,
     parent: int,
+    consistency: float,
 ) -> None:
     """Process ``rank`` >= 1 of a data-parallel warm-start fit: the same network from the same
     weights, its share of every minibatch; the weights it ends with are rank 0's. It ends with
@@ -179,7 +215,7 @@ def _fit_helper(
     try:
         net = BalootNet(NetSpec.from_dict(spec))
         net.load_state_dict(weights)
-        fit_positions(net, data, cfg, seed, exchange=exchange)
+        fit_positions(net, data, cfg, seed, exchange=exchange, consistency=consistency)
     except ExchangeError:
         pass  # rank 0 stopped the fit; it reports why
     except BaseException:

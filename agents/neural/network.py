@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.neural.card_inputs import CARD_DESIGNS, CardReader, reader_width
 from baloot_env.actions import NUM_CALL_ACTIONS, NUM_CARD_ACTIONS
 from baloot_env.observation import OBS_SIZE, PRIVILEGED_SIZE
 
@@ -40,6 +41,8 @@ class NetSpec:
     value_hidden: tuple[int, ...] = (128,)
     privileged_critic: bool = False
     obs_size: int = OBS_SIZE
+    cards: str = "flat"  # how the card-set pieces are read (``agents.neural.card_inputs``)
+    card_width: int = 8  # the features per card (``cards``) or per suit (``suits``)
 
     def __post_init__(self) -> None:
         """Refuse an architecture that cannot be built, or one far past any network of ours (a
@@ -60,6 +63,12 @@ class NetSpec:
             raise ValueError(f"net privileged_critic must be true or false, got {self.privileged_critic!r}")
         if isinstance(self.obs_size, bool) or not isinstance(self.obs_size, int) or self.obs_size < 1:
             raise ValueError(f"net obs_size must be a positive integer, got {self.obs_size!r}")
+        if self.cards not in CARD_DESIGNS:
+            raise ValueError(f"net cards must be one of {', '.join(CARD_DESIGNS)}, got {self.cards!r}")
+        if not _is_width(self.card_width):
+            raise ValueError(f"net card_width must be a width of 1 to {MAX_WIDTH}, got {self.card_width!r}")
+        if self.cards != "flat" and self.obs_size != OBS_SIZE:
+            raise ValueError(f"net cards {self.cards!r} reads this code's observation (size {OBS_SIZE})")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -68,6 +77,8 @@ class NetSpec:
             "value_hidden": list(self.value_hidden),
             "privileged_critic": self.privileged_critic,
             "obs_size": self.obs_size,
+            "cards": self.cards,
+            "card_width": self.card_width,
         }
 
     @classmethod
@@ -78,6 +89,8 @@ class NetSpec:
             value_hidden=tuple(d["value_hidden"]),
             privileged_critic=d["privileged_critic"],
             obs_size=d["obs_size"],
+            cards=d.get("cards", "flat"),  # networks saved before the input designs read every card flat
+            card_width=d.get("card_width", 8),
         )
 
 
@@ -94,7 +107,8 @@ class BalootNet(nn.Module):
     def __init__(self, spec: NetSpec):
         super().__init__()
         self.spec = spec
-        self.trunk = _mlp([spec.obs_size, *spec.trunk])
+        self.card_reader = None if spec.cards == "flat" else CardReader(spec.cards, spec.card_width)
+        self.trunk = _mlp([reader_width(spec.cards, spec.card_width, spec.obs_size), *spec.trunk])
         width = spec.trunk[-1]
         self.card_head = nn.Sequential(
             nn.Linear(width, spec.head_hidden), nn.ReLU(), nn.Linear(spec.head_hidden, NUM_CARD_ACTIONS)
@@ -108,7 +122,8 @@ class BalootNet(nn.Module):
 
     def features(self, obs: torch.Tensor) -> torch.Tensor:
         """Trunk output from the observation part of the input."""
-        out: torch.Tensor = self.trunk(obs[..., : self.spec.obs_size])
+        x = obs[..., : self.spec.obs_size]
+        out: torch.Tensor = self.trunk(x if self.card_reader is None else self.card_reader(x))
         return out
 
     def logits_from_features(self, h: torch.Tensor) -> torch.Tensor:
@@ -166,6 +181,8 @@ class StackedNets:
         spec = nets[0].spec
         if any(n.spec != spec for n in nets):
             raise ValueError("a stack takes networks of one architecture")
+        if spec.cards != "flat":
+            raise ValueError(f"a stack takes networks that read the cards flat, not {spec.cards!r}")
         self.spec, self.size, self.dtype = spec, len(nets), dtype
 
         def stack(layers: list[list[nn.Linear]]) -> list[tuple[torch.Tensor, torch.Tensor]]:
