@@ -93,6 +93,16 @@ HOW: list[tuple[str, str, str]] = [
     (r"^python -m train expert fit --labels runs/x/labels\.npz ", BY_HAND, "fits the labels of the command above"),
     (r"^python -m train curve runs/expert ", BY_HAND, "reads an expert run (hours: docs/expert-iteration.md)"),
     (r"^python -m tests\.probe_inputs$", BY_HAND, "about 4 minutes; its table is beside it (docs/INPUTS.md)"),
+    (
+        r"^python -m eval --a policies/student --b policies/champion --deal-set dev960 --no-matches --workers 2 --seed 1$",
+        RUN,
+        r"prints mean d \(A - B, game points per deal\) +-0\.163",  # the README's figure
+    ),
+    (
+        r"^python -m train distill --config configs/student\.yaml ",
+        BY_HAND,
+        "6 to 9 minutes on one core (docs/RESULTS.md, A small student); tests/train/test_distill.py runs it small",
+    ),
     (r"^python -m eval league --agents random heuristic policies/champion search netsearch ", BY_HAND, "24 minutes"),
     (
         r"^python -m eval league --agents random heuristic policies/champion search netsearch sb3:",

@@ -83,13 +83,15 @@ def test_node_example_picks_the_same_legal_moves_as_python(tmp_path):
     assert res.returncode == 1 and "corrupt or replaced" in res.stderr
 
 
-def test_the_documented_commands_make_the_positions_and_pick_the_champions_moves(tmp_path, capsys):
-    """README and examples/node/README.md: export with --positions, then pick.js on that file."""
+@pytest.mark.parametrize("policy", ["policies/champion", "policies/student"])
+def test_the_documented_commands_make_the_positions_and_pick_the_shipped_moves(policy, tmp_path, capsys):
+    """README and examples/node/README.md: export with --positions, then pick.js on that file;
+    the student's input design (agents.neural.card_inputs) runs in Node as the champion's does."""
     from eval.__main__ import main
 
     _ensure_runtime()
-    model, positions = tmp_path / "champion.onnx", tmp_path / "positions.json"
-    assert main(["export", "--policy", "policies/champion", "--out", str(model), "--positions", str(positions),
+    model, positions = tmp_path / "policy.onnx", tmp_path / "positions.json"
+    assert main(["export", "--policy", policy, "--out", str(model), "--positions", str(positions),
                  "--check", "0"]) == 0  # fmt: skip
     assert f"positions: {positions}" in capsys.readouterr().out
     data = json.loads(positions.read_text())
@@ -98,7 +100,7 @@ def test_the_documented_commands_make_the_positions_and_pick_the_champions_moves
     assert res.returncode == 0, res.stderr
     obs = torch.tensor(data["observations"]).numpy()
     masks = torch.tensor(data["masks"], dtype=torch.int8).numpy()
-    assert json.loads(res.stdout)["actions"] == load_policy("policies/champion").act_arrays(obs, masks)
+    assert json.loads(res.stdout)["actions"] == load_policy(policy).act_arrays(obs, masks)
 
 
 def test_positions_may_not_overwrite_the_model(tmp_path, capsys):

@@ -112,3 +112,30 @@ def test_command_line_prints_a_summary_and_refuses_bad_input(teacher, tmp_path, 
     assert "does not exist" in capsys.readouterr().err
     assert main(args + ["--positions", "10"]) == 2
     assert "positions must be >= 200" in capsys.readouterr().err
+
+
+def test_the_committed_student_config_makes_a_suit_reading_student_of_a_tenth(tmp_path, capsys):
+    """configs/student.yaml, run small (its flags after the file win): the champion taught, cards
+    read by suit, at most a tenth of the champion's parameters; a bad design is one line, exit 2."""
+    out = tmp_path / "student"
+    small = ["--positions", "400", "--rounds", "1", "--epochs", "1", "--eval-deals", "0", "--onnx-timing", "0"]
+    assert main(["--config", "configs/student.yaml", "--out", str(out), *small, "--quiet"]) == 0
+    student, manifest = load_net(out / "bundle")
+    champion, champion_manifest = load_net("policies/champion")
+    assert student.spec.cards == "suits" and manifest["teacher"]["weights_sha256"] == champion_manifest["weights_sha256"]
+    n = sum(p.numel() for p in student.parameters())
+    assert n <= sum(p.numel() for p in champion.parameters()) / 10
+    capsys.readouterr()
+    assert main(["--config", "configs/student.yaml", "--out", str(tmp_path / "x"), "--cards", "ranks"]) == 2
+    assert "cards must be one of flat, cards, suits" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_the_shipped_student_is_a_tenth_of_its_champion_and_within_half_a_point_on_dev960():
+    """policies/student's manifest (issue 50): the champion it was distilled from (name, weights,
+    parameters) and its duplicate figures against that champion, the bar on dev960."""
+    student, manifest = load_net("policies/student")
+    teacher = manifest["teacher"]
+    assert sum(p.numel() for p in student.parameters()) <= teacher["parameters"] / 10
+    assert student.spec.cards == "suits" and len(teacher["weights_sha256"]) == 64
+    vs_teacher = [e for e in manifest["evaluations"] if e.get("label") == "teacher" and e["deal_set"] == "dev960"]
+    assert vs_teacher and vs_teacher[-1]["deals"] == 960 and vs_teacher[-1]["mean"] >= -0.5
