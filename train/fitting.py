@@ -124,16 +124,11 @@ def fit_positions(
     from one generator seeded ``seed``, so the processes of a data-parallel fit (``exchange``,
     ``train.supervised``) draw the same ones.
 
-    With ``consistency`` > 0, ``data`` holds a fifth tensor, the teacher's value of each action
-    in the value's units (NaN where it has none; ``train.labels.tensors``), and from the second
-    epoch on the loss adds ``consistency`` x (V.detach() - sum over the valued actions of pi(a)
-    Q(a) / their share of pi)^2 on the searched choices: the policy is pulled towards the
-    actions whose teacher's values agree with the value head's estimate, the value left alone
-    (a lever of issue 45, from Texas 42's expert iteration)."""
+    With ``consistency`` > 0, ``data`` holds a fifth tensor, the teacher's action values in the
+    value's units (``train.labels.tensors``), and from the second epoch the loss adds
+    ``consistency`` x ``consistency_loss`` (a lever of issue 45, from Texas 42's expert iteration)."""
     X, M, T, V = data[:4]
-    if consistency > 0 and len(data) < 5:
-        raise ValueError("a consistency loss needs the teacher's action values (train.labels.tensors value_unit)")
-    Q = data[4] if consistency > 0 else None
+    Q = _action_values(data, consistency)
     n = len(X)
     epoch_now = [0]
     gen = torch.Generator().manual_seed(seed)
@@ -170,20 +165,25 @@ def fit_positions(
                 loss = loss + consistency * loss_c
         return loss, figures
 
-    how = Fit(
-        cfg.epochs,
-        cfg.batch_size,
-        cfg.learning_rate,
-        precision=resolve_precision(cfg.precision, dev.type),
-        device=dev.type,
-    )
+    precision = resolve_precision(cfg.precision, dev.type)
+    how = Fit(cfg.epochs, cfg.batch_size, cfg.learning_rate, precision=precision, device=dev.type)
     fit(net.parameters(), how, order, batch_loss, after_epoch, exchange)
+
+
+def _action_values(data: tuple[torch.Tensor, ...], consistency: float) -> torch.Tensor | None:
+    """The fifth tensor of ``data`` when the consistency loss is on (ValueError without it), else None."""
+    if consistency <= 0:
+        return None
+    if len(data) < 5:
+        raise ValueError("a consistency loss needs the teacher's action values (train.labels.tensors value_unit)")
+    return data[4]
 
 
 def consistency_loss(logits: torch.Tensor, value: torch.Tensor, action_values: torch.Tensor) -> torch.Tensor:
     """Mean over the batch of (V.detach() - E_pi[Q])^2, where E_pi[Q] is the policy's mean of the
     teacher's values over the actions it valued (NaN: not valued) and rows without any valued
-    action count 0 (``fit_positions``)."""
+    action count 0 (``fit_positions``): the policy is pulled towards the actions whose values
+    agree with the value head's estimate, the value left alone."""
     valued = ~torch.isnan(action_values)
     pi = torch.softmax(logits.float(), dim=1) * valued
     mass = pi.sum(1)

@@ -122,7 +122,9 @@ def test_the_committed_student_config_makes_a_suit_reading_student_of_a_tenth(tm
     assert main(["--config", "configs/student.yaml", "--out", str(out), *small, "--quiet"]) == 0
     student, manifest = load_net(out / "bundle")
     champion, champion_manifest = load_net("policies/champion")
-    assert student.spec.cards == "suits" and manifest["teacher"]["weights_sha256"] == champion_manifest["weights_sha256"]
+    assert (
+        student.spec.cards == "suits" and manifest["teacher"]["weights_sha256"] == champion_manifest["weights_sha256"]
+    )
     n = sum(p.numel() for p in student.parameters())
     assert n <= sum(p.numel() for p in champion.parameters()) / 10
     capsys.readouterr()
