@@ -136,13 +136,19 @@ def expert_round(
                 flush=True,
             )
 
-    unit = value_unit(reward) if cfg.consistency > 0 else None
-    data = tensors(fitted, cfg.temperature, cfg.targets, unit)
+    data = fit_tensors(fitted, cfg, reward)
     fit_labelled(net, data, cfg, seed, after_epoch, fit_processes(cfg, net), cfg.consistency)
     stats.update(agreement(net, labels, cfg.self_agreement, quiet))
     stats["label_seconds"] = t_label
     stats["seconds"] = time.perf_counter() - t0
     return stats, labels
+
+
+def fit_tensors(labels: Labels, cfg: ExpertConfig, reward: Reward) -> tuple[torch.Tensor, ...]:
+    """The labels as a fit takes them (``train.labels.tensors``) under ``cfg``'s targets, with the
+    teacher's values in the units of ``reward`` when the fit has a consistency loss."""
+    unit = value_unit(reward) if cfg.consistency > 0 else None
+    return tensors(labels, cfg.temperature, cfg.targets, unit)
 
 
 def greedy_actions(net: BalootNet, obs: np.ndarray, masks: np.ndarray, batch: int = 4096) -> np.ndarray:
@@ -252,8 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             labels = Labels.join([Labels.load(f) for f in a.labels])
             if a.call_values == "drop":
                 labels = labels.without_call_values()
-            unit = value_unit(reward) if cfg.consistency > 0 else None
-            targets = tensors(labels, cfg.temperature, cfg.targets, unit)  # refuses improve without a policy
+            targets = fit_tensors(labels, cfg, reward)  # refuses improve without a policy
     except (ValueError, BundleError, OSError) as e:
         print(f"error: {one_line(e)}", file=sys.stderr)
         return 2

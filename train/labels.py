@@ -508,21 +508,21 @@ def label_parallel(job: LabelJob, workers: int, chunks: int = 0, quiet: bool = F
 
 
 def tensors(
-    labels: Labels, soft_temperature: float, rule: str = "teacher", value_unit: float | None = None
+    labels: Labels, soft_temperature: float, rule: str = "teacher", points_per_unit: float | None = None
 ) -> tuple[torch.Tensor, ...]:
     """The positions as ``train.fitting.fit_positions`` takes them: observations, int8 masks,
-    policy targets (``Labels.targets``), value targets; with ``value_unit`` (game points per unit
-    of the value targets: ``value_unit``) the teacher's values of the actions too, in the value's
-    units (``UNVALUED`` kept), for the consistency loss."""
+    policy targets (``Labels.targets``), value targets; with ``points_per_unit`` (game points per
+    unit of the value targets, ``value_unit``) the teacher's values of the actions too, in the
+    value's units (``UNVALUED`` kept), for the consistency loss."""
     out = (
         torch.from_numpy(labels.obs),
         torch.from_numpy(labels.masks.astype(np.int8)),
         torch.from_numpy(labels.targets(soft_temperature, rule)),
         torch.from_numpy(labels.values),
     )
-    if value_unit is None:
+    if points_per_unit is None:
         return out
-    return (*out, torch.from_numpy((labels.action_values / value_unit).astype(np.float32)))
+    return (*out, torch.from_numpy((labels.action_values / points_per_unit).astype(np.float32)))
 
 
 def value_unit(reward: Reward) -> float:
