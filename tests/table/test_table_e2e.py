@@ -328,7 +328,8 @@ def test_every_page_is_arabic_in_arabic_with_one_digit_style(server, page, clock
     check_arabic(page, "the lobby")
     room = new_room(server, seats=["me", "heuristic", "invite", "heuristic"], name="Noura")
     page.goto(server.url + room["invite_url"])
-    check_arabic(page, "the join page")
+    page.wait_for_selector("#offer-seat", timeout=WAIT)  # the invitation arrives after the page
+    check_arabic(page, "the join page", ("Noura",))
     page.fill('input[name="name"]', "Lana")
     page.click("#join")
     page.wait_for_selector("button.call, button.card.legal, .seat.to-act", timeout=WAIT)
