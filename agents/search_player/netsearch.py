@@ -28,6 +28,10 @@ policy bundle inside the loop, each use a switch:
   number format of the playouts' forward passes: ``bf16`` (or ``auto`` where the processor does
   bf16 in hardware, ``agents.neural.precision``) plays them about 6x faster than fp32 and picks
   the same greedy card in 99.8% of the network's decisions (docs/BENCHMARKS.md).
+* **beliefs** (``belief``): each sampled world of a card decision weighted by how likely the
+  network (the playouts' one) makes the cards the other seats chose in it, to the power
+  ``belief``, its probabilities mixed with ``belief_mix`` of the uniform choice
+  (``beliefs``); 0, the default, weighs every world alike.
 
 The network sees only the seat's ``PlayerView`` (its observation), like every agent; the search
 sees only what the view shows (its sampler). One forward pass per decision costs about 0.2 ms
@@ -83,6 +87,9 @@ class NetSearchConfig:
             fast one, say a distilled student); empty: ``policy`` itself.
         precision: with ``leaves: "policy"``, the number format of the playouts' forward passes
             (``fp32``, ``bf16``, or ``auto``: bf16 where the processor does it in hardware).
+        belief: the power of the worlds' likelihoods in their weights (``beliefs``); 0: off.
+        belief_mix: the share of the uniform choice among the legal cards mixed into the
+            network's probability of a card, in [0, 1).
         search: the search underneath (``SEARCH_DEFAULTS``: searched, conditioned calls); in a
             params mapping its fields (``worlds``, ``calls``, ...) sit beside the ones above.
     """
@@ -94,14 +101,20 @@ class NetSearchConfig:
     leaves: str = "playout"
     rollout: str = ""
     precision: str = "fp32"
+    belief: float = 0.0
+    belief_mix: float = 0.1
     search: SearchConfig = field(default_factory=lambda: SearchConfig(**SEARCH_DEFAULTS))
 
     def __post_init__(self) -> None:
         if not isinstance(self.policy, str) or not self.policy:
             raise ConfigError(f"netsearch param policy must be a bundle path, got {self.policy!r}")
-        for name in ("prior", "bid_prior"):
+        for name in ("prior", "bid_prior", "belief"):
             if not 0 <= getattr(self, name) < math.inf:  # NaN fails both
                 raise ConfigError(f"netsearch param {name} must be a finite number >= 0, got {getattr(self, name)!r}")
+        if not 0 <= self.belief_mix < 1:  # NaN fails
+            raise ConfigError(f"netsearch param belief_mix must be in [0, 1), got {self.belief_mix!r}")
+        if self.belief and self.search.backend != "core":
+            raise ConfigError("netsearch param belief needs the search's backend 'core'")
         if self.bidding not in BIDDING_BY:
             raise ConfigError(f"netsearch param bidding must be one of {BIDDING_BY}, got {self.bidding!r}")
         if self.leaves not in LEAVES:
@@ -127,9 +140,7 @@ class NetSearchConfig:
         own = {k: v for k, v in data.items() if k in _OWN}
         base = from_mapping(_Own, own, "netsearch param")
         search = SearchConfig.from_dict(SEARCH_DEFAULTS | {k: v for k, v in data.items() if k not in _OWN})
-        return cls(
-            base.policy, base.prior, base.bidding, base.bid_prior, base.leaves, base.rollout, base.precision, search
-        )
+        return cls(**{f.name: getattr(base, f.name) for f in fields(_Own)}, search=search)
 
     def to_dict(self) -> dict[str, Any]:
         """The flat params mapping that ``from_dict`` reads back."""
@@ -141,6 +152,7 @@ class NetSearchConfig:
             "leaves": self.leaves,
             **({"rollout": self.rollout} if self.rollout else {}),
             **({"precision": self.precision} if self.precision != "fp32" else {}),
+            **({"belief": self.belief, "belief_mix": self.belief_mix} if self.belief else {}),
         }
         return {**own, **self.search.to_dict()}
 
@@ -156,6 +168,8 @@ class _Own:
     leaves: str = "playout"
     rollout: str = ""
     precision: str = "fp32"
+    belief: float = 0.0
+    belief_mix: float = 0.1
 
 
 _OWN = frozenset(f.name for f in fields(_Own))
@@ -181,6 +195,7 @@ class NetSearchAgent(Agent):
         self.config = config
         self.policy = policy
         leaf_values = None
+        belief_net = playouts.net
         if config.leaves == "critic":
             # needs torch (the train extra), like the policy itself
             from agents.search_player.critic_leaves import critic_values
@@ -195,8 +210,15 @@ class NetSearchAgent(Agent):
             from agents.search_player.policy_leaves import playout_net, policy_values
 
             self.rollout = playouts
-            leaf_values = partial(policy_values, playout_net(playouts.net, config.precision))
-        self.search = SearchAgent(seed, config.search, leaf_values)
+            belief_net = playout_net(playouts.net, config.precision)
+            leaf_values = partial(policy_values, belief_net)
+        weigh = None
+        if config.belief:
+            # needs torch (the train extra), like the policy itself
+            from agents.search_player.beliefs import world_weights
+
+            weigh = partial(world_weights, belief_net, config.belief, config.belief_mix)
+        self.search = SearchAgent(seed, config.search, leaf_values, weigh)
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int) -> None:

@@ -342,6 +342,7 @@ def cards_left(state: HandState) -> int:
 
 
 LeafValues = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int], np.ndarray]
+WorldWeights = Callable[[PlayerView, np.ndarray, np.ndarray], np.ndarray]
 
 
 class SearchAgent(Agent):
@@ -350,17 +351,26 @@ class SearchAgent(Agent):
     name = "search"
     deterministic = False
 
-    def __init__(self, seed: int = 0, config: SearchConfig | None = None, leaf_values: LeafValues | None = None):
+    def __init__(
+        self,
+        seed: int = 0,
+        config: SearchConfig | None = None,
+        leaf_values: LeafValues | None = None,
+        world_weights: WorldWeights | None = None,
+    ):
         """``leaf_values``: on the core backend, what values a card in a batch of worlds instead of
         the heuristic playouts (``netsearch``'s critic or policy leaves); called as
         ``leaf_values(template, worlds, cards, switches, team, endgame_cards)``, it returns each
-        card's value in each world (worlds x cards)."""
+        card's value in each world (worlds x cards). ``world_weights``: on the core backend, the
+        weight of each world of a card decision (``netsearch``'s beliefs), called as
+        ``world_weights(view, worlds, switches)``; None: every world weighs alike."""
         super().__init__(seed)
         self.config = config or SearchConfig()
         self.heuristic = HeuristicAgent(seed)
         self.leaf_values = leaf_values
-        if leaf_values is not None and self.config.backend != "core":
-            raise ConfigError("search leaves other than playouts need backend 'core'")
+        self.world_weights = world_weights
+        if (leaf_values is not None or world_weights is not None) and self.config.backend != "core":
+            raise ConfigError("search leaves other than playouts, and weighted worlds, need backend 'core'")
         self.last_stats: dict[str, Any] = {}
 
     def describe(self) -> dict[str, Any]:
@@ -480,6 +490,7 @@ class SearchAgent(Agent):
         start = time.perf_counter()
         template = None
         per_world: list[np.ndarray] = []
+        weights: list[np.ndarray] = []
         call_filter = None
         if cfg.condition_play and view.bids:
             call_filter = CallFilter(view, rng)
@@ -507,13 +518,16 @@ class SearchAgent(Agent):
             total, each = self._play(template, worlds, cards, sw, team, endgame_cards, stream)
             sums += total
             per_world.append(each)
+            if self.world_weights is not None:
+                weights.append(self.world_weights(view, worlds, sw))
             n += len(worlds)
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         if call_filter is not None:
             self.last_stats["calls_drawn"] = call_filter.drawn
             self.last_stats["calls_kept"] = call_filter.kept
         each_world = np.concatenate(per_world) if per_world else np.zeros((0, len(legal)))
-        return CardValues(tuple(legal), sums, each_world, cfg.playouts)
+        weighed = np.concatenate(weights) if weights else None
+        return CardValues(tuple(legal), sums, each_world, cfg.playouts, weighed)
 
     def _play(
         self,
