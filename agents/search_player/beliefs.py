@@ -42,7 +42,7 @@ from agents.search_player.policy_leaves import PAD
 from baloot_env.batch.core import legal_mask
 from baloot_env.batch.observation import encode_row
 from baloot_env.batch.play import play_card
-from baloot_env.batch.state import NUM_FIELDS
+from baloot_env.batch.state import HANDS, NUM_FIELDS
 from baloot_env.cards import NUM_CARDS, NUM_SEATS
 from baloot_env.observation import OBS_SIZE
 from baloot_env.seats import NO_SEAT, next_seat
@@ -102,12 +102,16 @@ def history_rows(
     sw: np.ndarray,
     obs: np.ndarray,
     legal: np.ndarray,
-    owner: np.ndarray,
     chosen: np.ndarray,
-) -> int:
-    """Steps 1 and 2 of the module docstring for every world: row j's ``obs[j]`` is the
-    observation of the seat about to play ``chosen[j]`` in world ``owner[j]``, ``legal[j]`` its
-    legal cards. Returns the rows filled.
+    pair_world: np.ndarray,
+    pair_row: np.ndarray,
+) -> tuple[int, int]:
+    """Steps 1 and 2 of the module docstring for every world, each distinct row once: row j's
+    ``obs[j]`` is the observation of a seat about to play ``chosen[j]``, ``legal[j]`` its legal
+    cards; pair k says that world ``pair_world[k]`` meets row ``pair_row[k]``. A seat's
+    observation at a card depends on the world only through that seat's own hand (the rest is
+    the public history, which every world shares), so worlds that give it the same hand share
+    the row: late in the hand most do. Returns the rows and the pairs filled.
 
     Args:
         start: int64[NUM_FIELDS], the start of the play (``world_row`` of ``start_view``).
@@ -116,25 +120,39 @@ def history_rows(
         seats, cards: ``played_cards``.
         me: the deciding seat (its own cards are not weighted).
     """
-    s = np.empty((1, NUM_FIELDS), dtype=np.int64)
+    n_worlds = worlds.shape[0]
+    s = np.empty((n_worlds, NUM_FIELDS), dtype=np.int64)
     full = np.empty(NUM_SEATS, dtype=np.int64)
-    m = 0
-    for w in range(worlds.shape[0]):
+    held = np.empty(n_worlds, dtype=np.int64)  # the hand of each row of the current card
+    for w in range(n_worlds):
         for seat in range(NUM_SEATS):
             full[seat] = worlds[w, seat] | played_by[seat]
-        s[0, :] = start
-        set_world(s, 0, full, sw)
-        for t in range(seats.shape[0]):
-            if seats[t] != me:
-                mask = legal_mask(s, 0)
+        s[w, :] = start
+        set_world(s, w, full, sw)
+    m = 0
+    k = 0
+    for t in range(seats.shape[0]):
+        seat = seats[t]
+        first = m
+        for w in range(n_worlds):
+            if seat != me:
+                mask = legal_mask(s, w)
                 if mask & (mask - 1):  # a choice: the card tells something
-                    encode_row(s, sw, 0, seats[t], obs[m])
-                    legal[m] = mask
-                    owner[m] = w
-                    chosen[m] = cards[t]
-                    m += 1
-            play_card(s, 0, cards[t])
-    return m
+                    hand = s[w, HANDS + seat]
+                    j = first
+                    while j < m and held[j - first] != hand:
+                        j += 1
+                    if j == m:
+                        encode_row(s, sw, w, seat, obs[m])
+                        legal[m] = mask
+                        chosen[m] = cards[t]
+                        held[m - first] = hand
+                        m += 1
+                    pair_world[k] = w
+                    pair_row[k] = j
+                    k += 1
+            play_card(s, w, cards[t])
+    return m, k
 
 
 def log_likelihoods(
@@ -148,15 +166,14 @@ def log_likelihoods(
     out = np.zeros(n_worlds, dtype=np.float64)
     if most == 0:
         return out
-    obs = np.zeros((-(-most // PAD) * PAD, OBS_SIZE), dtype=np.float32)
-    legal = np.empty(most, dtype=np.int64)
-    owner = np.empty(most, dtype=np.int64)
-    chosen = np.empty(most, dtype=np.int64)
+    obs = np.empty((-(-most // PAD) * PAD, OBS_SIZE), dtype=np.float32)  # encode_row writes a whole row
+    legal, chosen, pair_world, pair_row = (np.empty(most, dtype=np.int64) for _ in range(4))
     played_by = np.array(view.played_by, dtype=np.int64)
-    m = history_rows(start, worlds, played_by, seats, cards, view.seat, sw, obs, legal, owner, chosen)
+    m, k = history_rows(start, worlds, played_by, seats, cards, view.seat, sw, obs, legal, chosen, pair_world, pair_row)
     if m == 0:
         return out
     padded = -(-m // PAD) * PAD  # the batch sizes the playouts' passes use (policy_leaves.PAD)
+    obs[m:padded] = 0.0  # the padding's rows, their logits unread
     dtype = next(net.parameters()).dtype
     with torch.inference_mode():
         logits = net.card_logits(torch.from_numpy(obs[:padded]).to(dtype)).float().numpy()[:m]
@@ -167,7 +184,7 @@ def log_likelihoods(
     probs /= probs.sum(axis=1, keepdims=True)
     p = probs[np.arange(m), chosen[:m]]
     p = (1.0 - mix) * p + mix / allowed.sum(axis=1)
-    np.add.at(out, owner[:m], np.log(p))
+    np.add.at(out, pair_world[:k], np.log(p)[pair_row[:k]])
     return out
 
 

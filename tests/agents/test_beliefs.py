@@ -47,29 +47,37 @@ def _hands_with_history(rules: RuleConfig, hands: int, seed: int):
             state.apply(card)
 
 
-def _replayed(view: PlayerView, state: HandState, rules: RuleConfig):
-    """``history_rows`` for the true holdings as the one world."""
+def _replayed(view: PlayerView, state: HandState, rules: RuleConfig, copies: int = 1):
+    """``history_rows`` for the true holdings as the world (``copies`` times over): the rows, and
+    for each pair its world and row."""
     sw = rule_switches(rules, "hand")
-    world = np.array([state.hands], dtype=np.int64)
+    worlds = np.array([state.hands] * copies, dtype=np.int64)
     start = world_row(start_view(view), [h | p for h, p in zip(state.hands, view.played_by, strict=True)], rules)
     seats, cards = played_cards(view)
-    n = len(seats)
+    n = len(seats) * copies
     obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
-    legal, owner, chosen = (np.empty(n, dtype=np.int64) for _ in range(3))
+    legal, chosen, pair_world, pair_row = (np.empty(n, dtype=np.int64) for _ in range(4))
     played_by = np.array(view.played_by, dtype=np.int64)
-    m = history_rows(start, world, played_by, seats, cards, view.seat, sw, obs, legal, owner, chosen)
-    return sw, start, world, obs[:m], legal[:m], owner[:m], chosen[:m]
+    m, k = history_rows(start, worlds, played_by, seats, cards, view.seat, sw, obs, legal, chosen, pair_world, pair_row)
+    return sw, start, worlds, obs[:m], legal[:m], chosen[:m], pair_world[:k], pair_row[:k]
 
 
 @pytest.mark.parametrize("rules", [RuleConfig(), RuleConfig(projects=False, sun_double=True)], ids=["rules", "variant"])
 def test_replayed_rows_are_the_engines_views_of_the_other_seats(rules):
     checked = 0
     for view, seen, state in _hands_with_history(rules, 6, seed=11):
-        _, _, _, obs, legal, owner, chosen = _replayed(view, state, rules)
+        _, _, _, obs, legal, chosen, pair_world, pair_row = _replayed(view, state, rules)
         assert len(obs) == len(seen)
         for j, (_seat, o, mask, card) in enumerate(seen):
             np.testing.assert_array_equal(obs[j], o)
-            assert legal[j] == mask and chosen[j] == card and owner[j] == 0
+            assert legal[j] == mask and chosen[j] == card
+        np.testing.assert_array_equal(pair_world, np.zeros(len(seen)))
+        np.testing.assert_array_equal(pair_row, np.arange(len(seen)))
+        # three copies of the world: the same rows once, each met by the three worlds
+        _, _, _, obs3, _, _, pair_world, pair_row = _replayed(view, state, rules, copies=3)
+        np.testing.assert_array_equal(obs3, obs)
+        np.testing.assert_array_equal(pair_world, np.tile(np.arange(3), len(seen)))
+        np.testing.assert_array_equal(pair_row, np.repeat(np.arange(len(seen)), 3))
         checked += len(seen)
     assert checked > 100
 
@@ -93,6 +101,13 @@ def test_a_worlds_log_likelihood_is_the_networks_on_the_engines_views():
         got = log_likelihoods(net, view, start, world, sw, mix)
         assert got.shape == (1,)
         assert got[0] == pytest.approx(want, rel=1e-5, abs=1e-9)
+        # among other worlds (rows shared where a seat's hand is the same), each as on its own
+        sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, 64)
+        worlds = np.vstack([sample_worlds(sampler, random.Random(cases), 5), world, world])
+        together = log_likelihoods(net, view, start, worlds, sw, mix)
+        alone = [log_likelihoods(net, view, start, worlds[i : i + 1], sw, mix)[0] for i in range(7)]
+        np.testing.assert_allclose(together, alone, rtol=1e-5, atol=1e-9)
+        assert together[-1] == together[-2] == pytest.approx(want, rel=1e-5, abs=1e-9)
         cases += bool(seen)
     assert cases > 20
 
