@@ -335,6 +335,8 @@ def evaluate(bundle: Path, cfg: DistillConfig, rules: RuleConfig, quiet: bool) -
         t0 = time.perf_counter()
         res = evaluate_bundle(bundle, opponent, cfg.eval_deal_set, cfg.eval_deals, cfg.seed, cfg.eval_workers, rules)
         res["label"] = label
+        if label == "teacher":
+            res["opponent"] = cfg.teacher  # as given (a resolved path names this machine's folders)
         results.append(res)
         _log(
             f"student vs {label}: {res['mean']:+.2f} [{res['ci95'][0]:+.2f}, {res['ci95'][1]:+.2f}] "

@@ -43,9 +43,10 @@ def tiny(teacher, out, **kw) -> DistillConfig:
     return DistillConfig(**settings)
 
 
-def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher, tmp_path):
+def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher, tmp_path, monkeypatch):
     timing = 60 if importlib.util.find_spec("onnxruntime") else 0
-    summary = distill(tiny(teacher, tmp_path / "d", onnx_timing=timing), quiet=True)
+    monkeypatch.chdir(teacher.parent.parent)  # the teacher named by a relative path, as written
+    summary = distill(tiny(f"{teacher.parent.name}/bundle", tmp_path / "d", onnx_timing=timing), quiet=True)
     student, manifest = load_net(summary["bundle"])
     n_student = sum(p.numel() for p in student.parameters())
     n_teacher = sum(p.numel() for p in load_net(teacher)[0].parameters())
@@ -53,6 +54,7 @@ def test_tiny_distillation_makes_a_smaller_bundle_that_plays_legal_moves(teacher
     assert manifest["teacher"]["name"] == "tiny-teacher" and manifest["teacher"]["parameters"] == n_teacher
     assert manifest["training"]["distillation"]["positions"] == 600
     assert [e["label"] for e in manifest["evaluations"]] == ["teacher", "heuristic"]
+    assert [e["opponent"] for e in manifest["evaluations"]] == [f"{teacher.parent.name}/bundle", "heuristic"]
     assert all(e["deals"] == 4 and len(e["ci95"]) == 2 for e in manifest["evaluations"])
     pos = collect_positions(200, [HeuristicAgent(1)], seed=4, epsilon=0.3)
     for deterministic in (True, False):
