@@ -74,3 +74,20 @@ class CardValues:
             return {c: (0.0 if c == card else math.nan) for c in self.cards}
         se = self._error(self.per_world[:, i : i + 1] - self.per_world)
         return {c: float(se[j]) for j, c in enumerate(self.cards)}
+
+    def settled(self, z: float) -> bool:
+        """Whether the best card (of the highest mean) is ahead of every other card by more than
+        ``z`` standard errors of their paired difference, or plays alike in every world (an
+        equivalent card): more worlds would not change the choice (``SearchConfig.stop_z``)."""
+        if self.worlds < 2:
+            return False
+        values = self.values()
+        best = max(self.cards, key=lambda c: values[c])
+        errors = self.gap_errors(best)
+        i = self.cards.index(best)
+        for j, c in enumerate(self.cards):
+            if c == best or np.array_equal(self.per_world[:, i], self.per_world[:, j]):
+                continue
+            if not values[best] - values[c] > z * errors[c]:  # NaN errors: not settled
+                return False
+        return True

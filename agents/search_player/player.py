@@ -40,6 +40,7 @@ number of worlds depends on the clock (at least ``min_worlds``).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -116,6 +117,11 @@ class SearchConfig:
             place of ``worlds``: the search's noise is in the first tricks and nearly gone
             from the sixth (docs/RESULTS.md, "The teacher's noise"), so worlds are better
             spent early. ``worlds`` still sizes the calls (unless ``call_worlds`` does).
+        stop_z: 0, or a card decision stops drawing worlds once its best card is ahead of every
+            other card by more than ``stop_z`` standard errors of their paired difference (or
+            plays alike in every world so far): the worlds, ``stop_worlds`` at a time, up to
+            ``worlds``, go to the decisions that are close. Core backend, without a time budget.
+        stop_worlds: with ``stop_z``, the worlds drawn between two looks.
     """
 
     worlds: int = SEARCH_DEFAULT_WORLDS
@@ -131,6 +137,8 @@ class SearchConfig:
     condition: bool = False
     condition_play: bool = False
     worlds_by_trick: tuple[int, ...] = ()
+    stop_z: float = 0.0
+    stop_worlds: int = 32
 
     def __post_init__(self) -> None:
         for name, high in SEARCH_CAPS.items():
@@ -167,6 +175,12 @@ class SearchConfig:
             raise ConfigError("search param condition_play needs backend 'core'")
         if self.calls not in CALLS:
             raise ConfigError(f"search param calls must be one of {CALLS}, got {self.calls!r}")
+        if not 0 <= self.stop_z < math.inf:  # NaN fails
+            raise ConfigError(f"search param stop_z must be a finite number >= 0, got {self.stop_z!r}")
+        if isinstance(self.stop_worlds, bool) or not isinstance(self.stop_worlds, int) or self.stop_worlds < 2:
+            raise ConfigError(f"search param stop_worlds must be an integer >= 2, got {shown(self.stop_worlds)}")
+        if self.stop_z and (self.backend != "core" or self.time_budget):
+            raise ConfigError("search param stop_z needs backend 'core' and no time_budget")
 
     @classmethod
     def from_dict(cls, data: object) -> SearchConfig:
@@ -175,11 +189,15 @@ class SearchConfig:
         return from_mapping(cls, data, "search param")
 
     def to_dict(self) -> dict[str, Any]:
-        """The params mapping ``from_dict`` reads back (``worlds_by_trick`` only where it is set,
-        so the descriptions of searches without it stay as they were)."""
+        """The params mapping ``from_dict`` reads back (``worlds_by_trick`` and the ``stop_*``
+        params only where they are set, so the descriptions of searches without them stay as
+        they were)."""
         out = asdict(self)
-        del out["worlds_by_trick"]
-        return out | ({"worlds_by_trick": list(self.worlds_by_trick)} if self.worlds_by_trick else {})
+        for name in ("worlds_by_trick", "stop_z", "stop_worlds"):
+            del out[name]
+        if self.worlds_by_trick:
+            out["worlds_by_trick"] = list(self.worlds_by_trick)
+        return out | ({"stop_z": self.stop_z, "stop_worlds": self.stop_worlds} if self.stop_z else {})
 
     def card_worlds(self, view: PlayerView) -> int:
         """The worlds of a card decision in ``view``'s trick (``worlds_by_trick``, else ``worlds``)."""
@@ -335,6 +353,11 @@ def leaf_function(world: HandState, team: int) -> Callable[[int, int], int]:
         return v
 
     return leaf
+
+
+def _joined(weights: list[np.ndarray]) -> np.ndarray | None:
+    """The worlds' weights of a decision's batches in one array (None: the worlds weigh alike)."""
+    return np.concatenate(weights) if weights else None
 
 
 def cards_left(state: HandState) -> int:
@@ -504,7 +527,9 @@ class SearchAgent(Agent):
             elif drawn >= cfg.card_worlds(view):
                 break
             else:
-                k = cfg.card_worlds(view)
+                k = cfg.card_worlds(view) - drawn
+                if cfg.stop_z:
+                    k = min(k, cfg.stop_worlds)
             drawn += k
             if call_filter is not None:
                 least = max(cfg.min_worlds - n, 0) if cfg.time_budget > 0 else min(k, cfg.min_worlds)
@@ -521,13 +546,16 @@ class SearchAgent(Agent):
             if self.world_weights is not None:
                 weights.append(self.world_weights(view, worlds, sw))
             n += len(worlds)
+            if cfg.stop_z and drawn < cfg.card_worlds(view):
+                so_far = CardValues(tuple(legal), sums, np.concatenate(per_world), cfg.playouts, _joined(weights))
+                if so_far.settled(cfg.stop_z):
+                    break
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         if call_filter is not None:
             self.last_stats["calls_drawn"] = call_filter.drawn
             self.last_stats["calls_kept"] = call_filter.kept
         each_world = np.concatenate(per_world) if per_world else np.zeros((0, len(legal)))
-        weighed = np.concatenate(weights) if weights else None
-        return CardValues(tuple(legal), sums, each_world, cfg.playouts, weighed)
+        return CardValues(tuple(legal), sums, each_world, cfg.playouts, _joined(weights))
 
     def _play(
         self,
