@@ -92,6 +92,20 @@ def start_view(view: PlayerView) -> PlayerView:
 
 
 @njit
+def start_rows(start: np.ndarray, worlds: np.ndarray, played_by: np.ndarray, sw: np.ndarray) -> np.ndarray:
+    """Each world's row at the start of the play: ``start`` with the world's 8-card hands (its
+    holdings and the cards each seat has played) and their projects (``set_world``)."""
+    s = np.empty((worlds.shape[0], NUM_FIELDS), dtype=np.int64)
+    full = np.empty(NUM_SEATS, dtype=np.int64)
+    for w in range(worlds.shape[0]):
+        for seat in range(NUM_SEATS):
+            full[seat] = worlds[w, seat] | played_by[seat]
+        s[w, :] = start
+        set_world(s, w, full, sw)
+    return s
+
+
+@njit
 def history_rows(
     start: np.ndarray,
     worlds: np.ndarray,
@@ -121,14 +135,8 @@ def history_rows(
         me: the deciding seat (its own cards are not weighted).
     """
     n_worlds = worlds.shape[0]
-    s = np.empty((n_worlds, NUM_FIELDS), dtype=np.int64)
-    full = np.empty(NUM_SEATS, dtype=np.int64)
+    s = start_rows(start, worlds, played_by, sw)
     held = np.empty(n_worlds, dtype=np.int64)  # the hand of each row of the current card
-    for w in range(n_worlds):
-        for seat in range(NUM_SEATS):
-            full[seat] = worlds[w, seat] | played_by[seat]
-        s[w, :] = start
-        set_world(s, w, full, sw)
     m = 0
     k = 0
     for t in range(seats.shape[0]):

@@ -519,17 +519,7 @@ class SearchAgent(Agent):
             call_filter = CallFilter(view, rng)
         n = 0  # worlds played
         drawn = 0  # worlds sampled (more than played when ``condition_play`` filters them)
-        while True:
-            if cfg.time_budget > 0:
-                if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
-                    break
-                k = max(cfg.min_worlds - n, _CORE_CHUNK)
-            elif drawn >= cfg.card_worlds(view):
-                break
-            else:
-                k = cfg.card_worlds(view) - drawn
-                if cfg.stop_z:
-                    k = min(k, cfg.stop_worlds)
+        while (k := self._next_batch(view, n, drawn, start)) > 0:
             drawn += k
             if call_filter is not None:
                 least = max(cfg.min_worlds - n, 0) if cfg.time_budget > 0 else min(k, cfg.min_worlds)
@@ -556,6 +546,19 @@ class SearchAgent(Agent):
             self.last_stats["calls_kept"] = call_filter.kept
         each_world = np.concatenate(per_world) if per_world else np.zeros((0, len(legal)))
         return CardValues(tuple(legal), sums, each_world, cfg.playouts, _joined(weights))
+
+    def _next_batch(self, view: PlayerView, n: int, drawn: int, start: float) -> int:
+        """The worlds a card decision draws next (0: it is done), having played ``n`` of the
+        ``drawn`` since ``start``: under a time budget, chunks until the budget is spent (at
+        least ``min_worlds``); else the rest of its worlds, ``stop_worlds`` at a time with
+        ``stop_z``."""
+        cfg = self.config
+        if cfg.time_budget > 0:
+            if n >= cfg.min_worlds and time.perf_counter() - start >= cfg.time_budget:
+                return 0
+            return max(cfg.min_worlds - n, _CORE_CHUNK)
+        rest = cfg.card_worlds(view) - drawn
+        return min(rest, cfg.stop_worlds) if cfg.stop_z else max(rest, 0)
 
     def _play(
         self,
