@@ -90,6 +90,11 @@ class NetSearchConfig:
         belief: the power of the worlds' likelihoods in their weights (``beliefs``); 0: off.
         belief_mix: the share of the uniform choice among the legal cards mixed into the
             network's probability of a card, in [0, 1).
+        prune: search only the cards to which the network gives at least this probability, and
+            always its favourite; a card alone above it is played unsearched. 0: every legal
+            card is searched. The worlds a card decision plays cost a row per card, so the
+            search spends them on the cards a player would consider (as AlphaZero's prior
+            narrows its tree), and a card the worlds' noise favours by chance is not among them.
         search: the search underneath (``SEARCH_DEFAULTS``: searched, conditioned calls); in a
             params mapping its fields (``worlds``, ``calls``, ...) sit beside the ones above.
     """
@@ -103,6 +108,7 @@ class NetSearchConfig:
     precision: str = "fp32"
     belief: float = 0.0
     belief_mix: float = 0.1
+    prune: float = 0.0
     search: SearchConfig = field(default_factory=lambda: SearchConfig(**SEARCH_DEFAULTS))
 
     def __post_init__(self) -> None:
@@ -113,6 +119,10 @@ class NetSearchConfig:
                 raise ConfigError(f"netsearch param {name} must be a finite number >= 0, got {getattr(self, name)!r}")
         if not 0 <= self.belief_mix < 1:  # NaN fails
             raise ConfigError(f"netsearch param belief_mix must be in [0, 1), got {self.belief_mix!r}")
+        if not 0 <= self.prune < 1:  # NaN fails
+            raise ConfigError(f"netsearch param prune must be in [0, 1), got {self.prune!r}")
+        if self.prune and self.search.backend != "core":
+            raise ConfigError("netsearch param prune needs the search's backend 'core'")
         if self.belief and self.search.backend != "core":
             raise ConfigError("netsearch param belief needs the search's backend 'core'")
         if self.bidding not in BIDDING_BY:
@@ -153,6 +163,7 @@ class NetSearchConfig:
             **({"rollout": self.rollout} if self.rollout else {}),
             **({"precision": self.precision} if self.precision != "fp32" else {}),
             **({"belief": self.belief, "belief_mix": self.belief_mix} if self.belief else {}),
+            **({"prune": self.prune} if self.prune else {}),
         }
         return {**own, **self.search.to_dict()}
 
@@ -170,6 +181,7 @@ class _Own:
     precision: str = "fp32"
     belief: float = 0.0
     belief_mix: float = 0.1
+    prune: float = 0.0
 
 
 _OWN = frozenset(f.name for f in fields(_Own))
@@ -234,7 +246,8 @@ class NetSearchAgent(Agent):
 
     def judge(self, view: PlayerView) -> Judgement:
         """The action and, for a searched choice, every legal action's value (and a card's
-        errors), as ``SearchAgent.judge`` gives them: the labelling of positions
+        errors; under ``prune`` the searched cards' only, so labels give the others no
+        weight), as ``SearchAgent.judge`` gives them: the labelling of positions
         (``train.labels``, expert iteration's teacher) turns the values into targets."""
         if view.phase != PLAY:
             if self.config.bidding == "network":
@@ -249,15 +262,27 @@ class NetSearchAgent(Agent):
             values = self.search.evaluate(view)
             self.last_stats = self.search.last_stats
             return Judgement(self.pick(view, values), values)
-        found = self.search.card_values(view, self.search.rng)
+        if self.config.prune:
+            legal = self.candidates(view)
+            if len(legal) == 1:
+                return Judgement(legal[0])
+        found = self.search.card_values(view, self.search.rng, legal)
         self.last_stats = self.search.last_stats
         values = found.values()
         action = self.pick(view, values)
         return Judgement(action, values, found.gap_errors(action))
 
-    def pick(self, view: PlayerView, values: dict[int, float]) -> int:
-        """The card ``judge`` plays given every legal card's searched value (``choose``)."""
+    def candidates(self, view: PlayerView) -> list[int]:
+        """The legal cards searched under ``prune``: those the network gives at least ``prune``
+        of its probability, and its favourite (the lowest card id among equal favourites)."""
+        probs = np.exp(self.log_policy(view))
         legal = cards_of(view.legal_mask)
+        best = max(legal, key=lambda c: (probs[c], -c))
+        return [c for c in legal if c == best or probs[c] >= self.config.prune]
+
+    def pick(self, view: PlayerView, values: dict[int, float]) -> int:
+        """The card ``judge`` plays given the searched cards' values (``choose``)."""
+        legal = [c for c in cards_of(view.legal_mask) if c in values]
         if not self.config.prior:
             best = max(values.values())
             tied = [c for c in legal if values[c] == best]

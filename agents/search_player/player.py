@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -489,9 +489,10 @@ class SearchAgent(Agent):
         self.last_stats = {"worlds": n, "fallbacks": sampler.fallbacks, "deals": sampler.total}
         return {c: sums[c] / (n * cfg.playouts) for c in legal}
 
-    def card_values(self, view: PlayerView, rng: random.Random) -> CardValues:
+    def card_values(self, view: PlayerView, rng: random.Random, candidates: Sequence[int] = ()) -> CardValues:
         """``evaluate`` on the core (``batch_search.search_values``, or ``leaf_values``) before the
-        mean: every legal card's value in every world played, and their sums.
+        mean: every legal card's value in every world played, and their sums; with ``candidates``
+        (legal cards of the view, in card order) only theirs.
 
         The worlds come from the same sampler, drawn in the same order from ``rng`` as the Python
         backend draws them; with ``epsilon`` 0 nothing else is drawn, so the same seed gives the
@@ -501,7 +502,7 @@ class SearchAgent(Agent):
         cfg = self.config
         rules = view.rules
         sampler = WorldSampler(view, rules.projects, rules.four_aces_hokum, cfg.max_tries)
-        legal = cards_of(view.legal_mask)
+        legal = list(candidates) or cards_of(view.legal_mask)
         cards = np.array(legal, dtype=np.int64)
         sums = np.zeros(len(legal), dtype=np.float64)
         stream = np.zeros(1, dtype=np.uint64)
