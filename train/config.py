@@ -170,9 +170,13 @@ class PretrainConfig:
     learning_rate: float = _f(1e-3, "Adam step size")
     value_weight: float = _f(0.5, "weight of the value loss (hand outcomes) beside the imitation loss")
     random_share: float = _f(0.1, "share of moves played at random while collecting")
-    teacher: str = _f("heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file)")
+    teacher: str = _f(
+        "heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file, or a policy bundle)"
+    )
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them (train.supervised)")
-    soft_temperature: float = _f(0.0, "> 0: searched choices teach softmax(value / T), T in game points")
+    soft_temperature: float = _f(
+        0.0, "> 0: searched choices teach softmax(value / T), T in game points; a bundle its probabilities at T"
+    )
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
         "auto",
@@ -181,8 +185,9 @@ class PretrainConfig:
     )
     backend: str = _f(
         "core",
-        "where 'heuristic' labels its self-play: 'core' (the batched core and the numba twin "
-        "of the heuristic) or 'python' (the driver); other teachers always play on the driver",
+        "where 'heuristic' or a policy bundle labels its self-play: 'core' (the batched core, with "
+        "the numba twin of the heuristic or one forward pass a step) or 'python' (the driver); other "
+        "teachers always play on the driver",
     )
     games: str = _f(
         "",

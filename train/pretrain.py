@@ -13,10 +13,16 @@ the teacher's choice (cross-entropy over legal actions) and the value head the h
 for the acting team, by the training reward (``baloot_env.rewards``: by default the hand's score
 difference / ``env.reward_scale``).
 
+A policy bundle as the teacher (``teacher: policies/champion``) is how a run starts from what
+an earlier run learned without copying its weights: its games are played on the batched core,
+every seat the bundle's greedy action (``collect_core``), and the targets are its policy
+(one-hot on its action, or its probabilities at ``soft_temperature``).
+
 Options (``PretrainConfig``): ``augment`` renames the suits of every position at random
 (``train.augment``; measured: imitating ``heuristic`` on 1M positions went from -0.37 to -0.15
 game points per deal against it, docs/RESULTS.md); ``soft_temperature`` turns a searching
-teacher's card values into soft targets (measured harmful so far, see docs/RESULTS.md).
+teacher's card values into soft targets (measured harmful so far, see docs/RESULTS.md), or a
+policy bundle's logits into its probabilities at that temperature.
 """
 
 from __future__ import annotations
@@ -28,8 +34,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.neural.bundle import load_net
 from agents.neural.network import BalootNet
+from agents.registry import resolve_spec
 from agents.rule_based.batch_heuristic import act as heuristic_act
+from baloot_env.actions import NUM_ACTIONS
 from baloot_env.batch import BatchGame
 from baloot_env.batch.state import HANDS
 from baloot_env.observation import hidden_hands
@@ -75,32 +84,43 @@ def collect_core(
     privileged: bool,
     games: int = 256,
     deals: list[Any] | None = None,
+    teacher: str = "heuristic",
+    temperature: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``collect`` for the ``heuristic`` teacher on the batched core: ``games`` hands in lockstep.
+    """``collect`` on the batched core, ``games`` hands in lockstep, for the ``heuristic`` teacher
+    or a policy bundle's (``teacher``).
 
-    The labels come from the numba twin of the heuristic (``agents.rule_based.batch_heuristic``,
-    equal to ``HeuristicAgent`` on every decision tested), the observations and masks from the
-    core's observation kernel (equal to ``encode`` bit for bit), the value targets from the
-    core's rewards (team 0's; team 1 gets its negative). A position is kept once its hand has
-    ended, so every value target is known; deals come from the core's seeded streams and the
-    random moves from ``numpy.random.default_rng(seed)``: the same kind of positions as
-    ``collect``, not the same ones. ``deals`` (one game only) plays those deals first, in order.
+    The heuristic's labels come from its numba twin (``agents.rule_based.batch_heuristic``,
+    equal to ``HeuristicAgent`` on every decision tested); a bundle's from one forward pass over
+    every game's position: its greedy action is played and labelled (as ``PolicyAgent`` plays),
+    or with ``temperature`` > 0 its probabilities at that temperature are the target. The
+    observations and masks come from the core's observation kernel (equal to ``encode`` bit for
+    bit), the value targets from the core's rewards (team 0's; team 1 gets its negative). A
+    position is kept once its hand has ended, so every value target is known; deals come from
+    the core's seeded streams and the random moves from ``numpy.random.default_rng(seed)``: the
+    same kind of positions as ``collect``, not the same ones. ``deals`` (one game only) plays
+    those deals first, in order.
     """
 
     rng = np.random.default_rng(seed)
     if deals is not None and games != 1:
         raise ValueError("deals are played by one game: pass games=1")
+    net = None if teacher == "heuristic" else load_net(teacher)[0].eval()
     game = BatchGame(
         games, rules, episode="hand", seed=seed, reward=reward, deals=None if deals is None else [list(deals)]
     )
     obs, masks, targets, values = (a.numpy() for a in labelled_arrays(n, privileged))
-    pending: list[list[tuple[np.ndarray, np.ndarray, int, int]]] = [[] for _ in range(games)]
+    pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in range(games)]
     k = 0
     rows = np.arange(games)
     while k < n:
         seats = game.to_act.copy()
         o, m = game.observe()
-        labels = heuristic_act(game.state.games)
+        if net is None:
+            labels = heuristic_act(game.state.games)
+            wanted = np.eye(NUM_ACTIONS, dtype=np.float32)[labels]
+        else:
+            labels, wanted = _policy_targets(net, o, m, temperature)
         if privileged:
             hands = game.state.games[:, HANDS : HANDS + 4]
             rel = hands[rows[:, None], (seats[:, None] + np.arange(4)[None, :]) % 4]
@@ -110,29 +130,53 @@ def collect_core(
         for g in np.flatnonzero(explore).tolist():
             moves[g] = int(rng.choice(np.flatnonzero(m[g])))
         for g in range(games):
-            pending[g].append((o[g].copy(), m[g].copy(), int(labels[g]), int(seats[g]) % 2))
+            pending[g].append((o[g].copy(), m[g].copy(), wanted[g], int(seats[g]) % 2))
         res = game.step(moves)
         for g in np.flatnonzero(res.hand_done).tolist():
             team0 = float(res.reward[g])
-            for ob, mk, action, team in pending[g]:
+            for ob, mk, target, team in pending[g]:
                 if k < n:
-                    obs[k], masks[k] = ob, mk
-                    targets[k, action] = 1.0
+                    obs[k], masks[k], targets[k] = ob, mk, target
                     values[k] = team0 if team == 0 else -team0
                     k += 1
             pending[g] = []
     return obs, masks, targets, values
 
 
+@torch.no_grad()
+def _policy_targets(
+    net: BalootNet, obs: np.ndarray, masks: np.ndarray, temperature: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """A bundle's greedy actions on a batch of positions, and its targets: one-hot on them, or
+    its probabilities at ``temperature`` (exactly 0 on illegal actions)."""
+    logits = net.policy_logits(torch.from_numpy(obs[:, : net.spec.obs_size]), torch.from_numpy(masks))
+    labels = logits.argmax(dim=1).numpy()
+    if temperature <= 0:
+        return labels, np.eye(NUM_ACTIONS, dtype=np.float32)[labels]
+    probs = torch.softmax(logits / temperature, dim=1) * torch.from_numpy(masks).bool()
+    return labels, (probs / probs.sum(dim=1, keepdim=True)).numpy().astype(np.float32)
+
+
 def uses_core(cfg: PretrainConfig) -> bool:
-    """Whether the warm start labels on the batched core (the default heuristic teacher, hard labels)."""
-    return cfg.backend == "core" and cfg.teacher == "heuristic" and cfg.soft_temperature == 0
+    """Whether the warm start labels on the batched core: the heuristic teacher with hard
+    labels, or a policy bundle (``teacher_bundle``)."""
+    if cfg.backend != "core":
+        return False
+    return teacher_bundle(cfg.teacher) or (cfg.teacher == "heuristic" and cfg.soft_temperature == 0)
+
+
+def teacher_bundle(spec: str) -> bool:
+    """Whether the agent spec ``spec`` names a policy bundle (a folder, or ``policies/NAME``)."""
+    return spec != "heuristic" and resolve_spec(spec)["agent"] == "policy"
 
 
 def _collect_task(args: tuple[Any, ...]) -> int:
     """A worker's chunk: labelled, then written into its rows of the shared arrays."""
-    core, out, at, *rest = args
-    part = collect_core(*rest) if core else collect(*rest)
+    core, out, at, n, seed, rules, random_share, reward, privileged, teacher, temperature = args
+    if core:
+        part = collect_core(n, seed, rules, random_share, reward, privileged, 256, None, teacher, temperature)
+    else:
+        part = collect(n, seed, rules, random_share, reward, privileged, teacher, temperature)
     for dst, src in zip(out, part, strict=True):
         dst[at : at + len(src)] = torch.from_numpy(src)
     return len(part[0])
@@ -141,7 +185,7 @@ def _collect_task(args: tuple[Any, ...]) -> int:
 def collect_parallel(
     cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, privileged: bool, quiet: bool
 ) -> tuple[np.ndarray, ...]:
-    """``collect`` (or, for the heuristic teacher, ``collect_core``: ``PretrainConfig.backend``)
+    """``collect`` (or, on the batched core, ``collect_core``: ``uses_core``)
     split over ``cfg.workers`` processes, chunk k seeded ``seed + k``, joined in order
     (``labelled``'s arrays as numpy arrays)."""
     return tuple(t.numpy() for t in labelled(cfg, seed, rules, reward, privileged, quiet))
@@ -155,11 +199,14 @@ def labelled(
     gigabytes: through a pipe they would cost more than labelling them), which the processes
     of the fit then read in place (``fit_positions``)."""
     core = uses_core(cfg)
-    teacher = () if core else (cfg.teacher, cfg.soft_temperature)
+    teacher = (cfg.teacher, cfg.soft_temperature)
     where = "on the batched core" if core else "in Python"
     if cfg.workers <= 1:  # one chunk, labelled in place
-        label = collect_core if core else collect
-        data = label(cfg.positions, seed, rules, cfg.random_share, reward, privileged, *teacher)
+        data = (
+            collect_core(cfg.positions, seed, rules, cfg.random_share, reward, privileged, 256, None, *teacher)
+            if core
+            else collect(cfg.positions, seed, rules, cfg.random_share, reward, privileged, *teacher)
+        )
         if not quiet:
             print(
                 f"[pretrain] labelled {cfg.positions:,} positions ({cfg.teacher}, {where})", file=sys.stderr, flush=True
@@ -221,7 +268,9 @@ def heldout(cfg: PretrainConfig, seed: int, rules: RuleConfig, reward: Reward, p
     reported imitation accuracy is a generalisation figure and not a memorisation one."""
     held_seed, n_held = seed + HELDOUT_SEED_OFFSET, heldout_size(cfg.positions)
     if uses_core(cfg):
-        return collect_core(n_held, held_seed, rules, cfg.random_share, reward, privileged)
+        return collect_core(
+            n_held, held_seed, rules, cfg.random_share, reward, privileged, 256, None, cfg.teacher, cfg.soft_temperature
+        )
     return collect(n_held, held_seed, rules, cfg.random_share, reward, privileged, cfg.teacher, cfg.soft_temperature)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.neural.bundle import load_policy
 from agents.rule_based.heuristic import HeuristicAgent
 from baloot_env.deal import random_deal
 from baloot_env.driver import DealSource, Table
-from baloot_env.observation import seat_hidden_hands
+from baloot_env.observation import OBS_SIZE, seat_hidden_hands
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
 from baloot_env.view import PlayerView
@@ -16,9 +17,10 @@ from train.config import PretrainConfig
 from train.pretrain import collect_core, uses_core
 
 
-def _reference(deals, rules, reward):
-    """An independent loop: each deal played by HeuristicAgent on the driver, every position kept."""
-    agent = HeuristicAgent()
+def _reference(deals, rules, reward, agent=None):
+    """An independent loop: each deal played by ``agent`` (HeuristicAgent) on the driver, every
+    position kept."""
+    agent = agent or HeuristicAgent()
     rows = []
     for deal in deals:
         table = Table(rules, "hand", DealSource(deals=[deal]), reward)
@@ -54,11 +56,47 @@ def test_core_labels_observations_and_values_equal_the_driver_on_the_same_deals(
         assert values[k] == np.float32(v), k
 
 
-def test_uses_core_only_for_the_heuristic_teacher_with_hard_labels():
+@pytest.mark.parametrize("temperature", [0.0, 1.0], ids=["greedy", "soft"])
+def test_a_bundle_teacher_on_the_core_labels_what_its_policy_agent_plays_on_the_driver(temperature):
+    """Every seat the shipped champion's greedy action, on the driver through ``PolicyAgent``
+    and on the core through one forward pass per step: the same positions, the same actions;
+    with a temperature the targets are the agent's own probabilities."""
+    rules, reward = RuleConfig(), Reward("diff", 44.0)
+    agent = load_policy("policies/champion")
+    rng = np.random.default_rng(8)
+    deals = [random_deal(rng) for _ in range(12)]
+    ref = _reference(deals, rules, reward, agent)
+    assert len(ref) > 12 * 4
+    obs, masks, targets, values = collect_core(
+        len(ref),
+        0,
+        rules,
+        0.0,
+        reward,
+        True,
+        games=1,
+        deals=deals,
+        teacher="policies/champion",
+        temperature=temperature,
+    )
+    for k, (o, m, label, v) in enumerate(ref):
+        assert np.array_equal(obs[k], o) and np.array_equal(masks[k], m) and values[k] == np.float32(v), k
+        assert int(np.argmax(targets[k])) == label, k
+        if temperature:
+            want = agent.probabilities(o[None, :OBS_SIZE], m[None])[0]
+            np.testing.assert_allclose(targets[k], want, atol=1e-5)
+            assert (targets[k][m == 0] == 0).all()
+        else:
+            assert targets[k].sum() == 1.0 and targets[k][label] == 1.0, k
+
+
+def test_uses_core_for_the_heuristic_with_hard_labels_and_for_a_bundle():
     assert uses_core(PretrainConfig())
     assert not uses_core(PretrainConfig(backend="python"))
     assert not uses_core(PretrainConfig(teacher="search"))
     assert not uses_core(PretrainConfig(soft_temperature=1.0))
+    assert uses_core(PretrainConfig(teacher="policies/champion", soft_temperature=1.0))
+    assert not uses_core(PretrainConfig(teacher="policies/champion", backend="python"))
 
 
 def test_many_games_give_the_asked_number_of_finished_positions():
