@@ -33,7 +33,7 @@ def test_the_config_reference_is_the_dataclasses():
     assert found and found.group(1) == config_reference_markdown(), (
         "docs/config.md differs from train.config's fields: put config_reference_markdown() between its markers"
     )
-    assert "| `expert.targets` | `improve` |" in page  # one key, as the main job sets it
+    assert "| `expert.targets` | `matched` |" in page  # one key, as the main job sets it
 
 
 def test_a_ladder_table_follows_its_report():

@@ -171,11 +171,11 @@ class PretrainConfig:
     value_weight: float = _f(0.5, "weight of the value loss (hand outcomes) beside the imitation loss")
     random_share: float = _f(0.1, "share of moves played at random while collecting")
     teacher: str = _f(
-        "heuristic", "the agent imitated (an agent spec: 'heuristic', 'search', a file, or a policy bundle)"
+        "policies/champion", "the agent imitated (an agent spec: 'heuristic', 'search', a file, or a policy bundle)"
     )
     workers: int = _f(2, "processes labelling the positions and, on the CPU, fitting them (train.supervised)")
     soft_temperature: float = _f(
-        0.0, "> 0: searched choices teach softmax(value / T), T in game points; a bundle its probabilities at T"
+        1.0, "> 0: searched choices teach softmax(value / T), T in game points; a bundle its probabilities at T"
     )
     augment: bool = _f(True, "rename the suits of each position at random (train.augment; R1 is suit-symmetric)")
     precision: str = _f(
@@ -231,7 +231,7 @@ class ExpertConfig:
     rounds: int = _f(1, "rounds of play, label, fit and promotion test (0: no expert iteration)")
     positions: int = _f(50_000, "positions of the learner's games labelled per round")
     teacher: str = _f(
-        "search",
+        "configs/teacher_w128.json",
         "the lookahead teacher: an agent spec whose judgement values the cards (agents.teacher), and the calls if it searches them ('search', a file)",
     )
     learner_share: float = _f(
@@ -239,7 +239,7 @@ class ExpertConfig:
     )
     random_share: float = _f(0.03, "share of moves played at random")
     targets: str = _f(
-        "improve",
+        "matched",
         "'improve': the learner's policy times exp(value / temperature) on searched choices (train.labels); "
         "'teacher': the teacher's action, or softmax(value / temperature) with temperature > 0; "
         "'matched': the learner's policy times exp(-gap / its standard error), unchanged where the teacher "
@@ -424,6 +424,17 @@ def packaged_config(path: str | Path) -> Traversable | None:
     return shipped if shipped.is_file() else None
 
 
+def agent_spec(spec: str) -> str:
+    """``spec`` as the agent registry reads it: ``configs/NAME.json`` (a teacher's spec, say
+    ``expert.teacher``'s default) is the package's ``train/configs/NAME.json`` when no such file
+    exists here (an installed wheel, another folder), as ``packaged_config`` finds a YAML config."""
+    p = Path(spec)
+    if p.suffix != ".json" or p.is_absolute() or p.exists() or len(p.parts) != 2 or p.parts[0] != "configs":
+        return spec
+    shipped = resources.files("train") / "configs" / p.name
+    return str(shipped) if shipped.is_file() else spec
+
+
 def read_config_file(path: str | Path | None) -> dict[str, Any]:
     """The mapping a YAML config file holds (``{}`` for None); ``configs/NAME.yaml`` is found in
     the package when no such file exists here. Shared by ``load_config`` and the RLlib backend's.
@@ -583,7 +594,7 @@ def _validate_pretrain(cfg: TrainConfig) -> None:
     if t.backend not in ("core", "python"):
         raise ConfigError(f"pretrain.backend must be 'core' or 'python', got {t.backend!r}")
 
-    check_agent(t.teacher, "pretrain.teacher")
+    check_agent(agent_spec(t.teacher), "pretrain.teacher")
     if t.games:
         check_games(t.games, cfg.env.rules)
 
@@ -613,9 +624,9 @@ def _validate_expert(cfg: TrainConfig) -> None:
     what = f"{held:,} labelled positions (the round's and expert.aggregate's)"
     _fits("expert.positions", what, held, cfg.net.privileged_critic)
     _need(x.precision in PRECISIONS, "expert.precision", x.precision, " or ".join(repr(p) for p in PRECISIONS))
-    check_agent(x.teacher, "expert.teacher")
+    check_agent(agent_spec(x.teacher), "expert.teacher")
     if x.guide:
-        if not guided(x.teacher):
+        if not guided(agent_spec(x.teacher)):
             raise ConfigError(
                 f"expert.guide needs a teacher whose playouts a network plays (netsearch, leaves 'policy'), got {x.teacher!r}"
             )

@@ -54,7 +54,7 @@ from baloot_cli import (
 )
 from baloot_env.rewards import Reward
 from baloot_env.rules import RuleConfig
-from train.config import EnvConfig, ExpertConfig, config_from_dict
+from train.config import EnvConfig, ExpertConfig, agent_spec, config_from_dict
 from train.fitting import fit_labelled, fit_processes
 from train.labels import (
     TARGETS,
@@ -92,7 +92,7 @@ def label_round(net: BalootNet, cfg: ExpertConfig, seed: int, rules: RuleConfig,
         seed,
         rules,
         reward,
-        cfg.teacher,
+        agent_spec(cfg.teacher),
         player,
         net.spec.privileged_critic,
         cfg.learner_share,

@@ -105,7 +105,7 @@ def collect_core(
     rng = np.random.default_rng(seed)
     if deals is not None and games != 1:
         raise ValueError("deals are played by one game: pass games=1")
-    net = None if teacher == "heuristic" else load_net(teacher)[0].eval()
+    net = None if teacher == "heuristic" else load_net(resolve_spec(teacher)["path"])[0].eval()
     game = BatchGame(
         games, rules, episode="hand", seed=seed, reward=reward, deals=None if deals is None else [list(deals)]
     )
@@ -158,11 +158,12 @@ def _policy_targets(
 
 
 def uses_core(cfg: PretrainConfig) -> bool:
-    """Whether the warm start labels on the batched core: the heuristic teacher with hard
-    labels, or a policy bundle (``teacher_bundle``)."""
+    """Whether the warm start labels on the batched core: the heuristic teacher (it values no
+    options, so its targets are one-hot at any ``soft_temperature``), or a policy bundle
+    (``teacher_bundle``)."""
     if cfg.backend != "core":
         return False
-    return teacher_bundle(cfg.teacher) or (cfg.teacher == "heuristic" and cfg.soft_temperature == 0)
+    return cfg.teacher == "heuristic" or teacher_bundle(cfg.teacher)
 
 
 def teacher_bundle(spec: str) -> bool:

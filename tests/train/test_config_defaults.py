@@ -84,3 +84,20 @@ def test_env_reward_is_checked():
         assert config_from_dict({}, [f"env.reward={good}"]).env.reward == good
     with pytest.raises(ConfigError, match=r"^env.reward must be 'diff' or 'points' or 'win', got 'score'$"):
         config_from_dict({}, ["env.reward=score"])
+
+
+def test_the_default_teacher_spec_is_found_in_the_package_from_another_folder(tmp_path, monkeypatch):
+    """expert.teacher's default names configs/teacher_w128.json: from a folder without it (an
+    installed wheel's user) the package's file is read, and the defaults validate."""
+    from train.config import agent_spec
+
+    here = agent_spec("configs/teacher_w128.json")
+    assert here == "configs/teacher_w128.json"  # the checkout's own file wins
+    monkeypatch.chdir(tmp_path)
+    found = agent_spec("configs/teacher_w128.json")
+    assert found != "configs/teacher_w128.json" and found.endswith("teacher_w128.json")
+    assert agent_spec("configs/no_such_teacher.json") == "configs/no_such_teacher.json"  # refused later, by name
+    assert agent_spec("search") == "search" and agent_spec("configs/default.yaml") == "configs/default.yaml"
+    assert load_config(None) == TrainConfig()
+    with pytest.raises(ConfigError, match="expert.teacher"):
+        load_config(None, ["expert.teacher=configs/no_such_teacher.json"])

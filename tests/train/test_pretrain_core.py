@@ -90,11 +90,11 @@ def test_a_bundle_teacher_on_the_core_labels_what_its_policy_agent_plays_on_the_
             assert targets[k].sum() == 1.0 and targets[k][label] == 1.0, k
 
 
-def test_uses_core_for_the_heuristic_with_hard_labels_and_for_a_bundle():
-    assert uses_core(PretrainConfig())
-    assert not uses_core(PretrainConfig(backend="python"))
+def test_uses_core_for_the_heuristic_and_for_a_bundle():
+    assert uses_core(PretrainConfig(teacher="heuristic", soft_temperature=0.0))
+    assert uses_core(PretrainConfig(teacher="heuristic", soft_temperature=1.0))  # no values: one-hot all the same
+    assert not uses_core(PretrainConfig(teacher="heuristic", backend="python"))
     assert not uses_core(PretrainConfig(teacher="search"))
-    assert not uses_core(PretrainConfig(soft_temperature=1.0))
     assert uses_core(PretrainConfig(teacher="policies/champion", soft_temperature=1.0))
     assert not uses_core(PretrainConfig(teacher="policies/champion", backend="python"))
 
@@ -110,14 +110,16 @@ def test_many_games_give_the_asked_number_of_finished_positions():
 def test_labelling_on_the_core_splits_over_the_workers_in_seeded_chunks_in_order():
     from train.pretrain import collect_parallel
 
-    cfg = PretrainConfig(positions=300, workers=2)  # on the core: 8 chunks of 37-38 positions, seeds 4..11
+    cfg = PretrainConfig(positions=300, workers=2, teacher="heuristic")  # on the core: 8 chunks, seeds 4..11
     assert uses_core(cfg)
     a = collect_parallel(cfg, 4, RuleConfig(), Reward(), False, True)
     first = collect_core(38, 4, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 0
     last = collect_core(37, 11, RuleConfig(), cfg.random_share, Reward(), False)  # chunk 7
     for got, chunk0, chunk7 in zip(a, first, last, strict=True):
         assert np.array_equal(got[:38], chunk0) and np.array_equal(got[-37:], chunk7)
-    one = collect_parallel(PretrainConfig(positions=300, workers=1), 4, RuleConfig(), Reward(), False, True)
+    one = collect_parallel(
+        PretrainConfig(positions=300, workers=1, teacher="heuristic"), 4, RuleConfig(), Reward(), False, True
+    )
     assert np.array_equal(one[0], collect_core(300, 4, RuleConfig(), cfg.random_share, Reward(), False)[0])
     assert (a[2].sum(1) == 1).all()  # every row labelled
 
