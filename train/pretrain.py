@@ -112,19 +112,9 @@ def collect_core(
     obs, masks, targets, values = (a.numpy() for a in labelled_arrays(n, privileged))
     pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int]]] = [[] for _ in range(games)]
     k = 0
-    rows = np.arange(games)
     while k < n:
         seats = game.to_act.copy()
-        o, m = game.observe()
-        if net is None:
-            labels = heuristic_act(game.state.games)
-            wanted = np.eye(NUM_ACTIONS, dtype=np.float32)[labels]
-        else:
-            labels, wanted = _policy_targets(net, o, m, temperature)
-        if privileged:
-            hands = game.state.games[:, HANDS : HANDS + 4]
-            rel = hands[rows[:, None], (seats[:, None] + np.arange(4)[None, :]) % 4]
-            o = np.concatenate([o, hidden_hands(rel)], axis=1)
+        o, m, labels, wanted = _labelled_step(game, net, temperature, privileged)
         moves = labels.copy()
         explore = rng.random(games) < random_share
         for g in np.flatnonzero(explore).tolist():
@@ -141,6 +131,25 @@ def collect_core(
                     k += 1
             pending[g] = []
     return obs, masks, targets, values
+
+
+def _labelled_step(
+    game: BatchGame, net: BalootNet | None, temperature: float, privileged: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every game's position to act (with the four hands, seen from the seat, when
+    ``privileged``), its mask, the teacher's action and its target (``collect_core``)."""
+    seats = game.to_act
+    o, m = game.observe()
+    if net is None:
+        labels = heuristic_act(game.state.games)
+        wanted = np.eye(NUM_ACTIONS, dtype=np.float32)[labels]
+    else:
+        labels, wanted = _policy_targets(net, o, m, temperature)
+    if privileged:
+        hands = game.state.games[:, HANDS : HANDS + 4]
+        rel = hands[np.arange(len(seats))[:, None], (seats[:, None] + np.arange(4)[None, :]) % 4]
+        o = np.concatenate([o, hidden_hands(rel)], axis=1)
+    return o, m, labels, wanted
 
 
 @torch.no_grad()

@@ -153,7 +153,7 @@ def test_the_expert_command_labels_and_fits_and_refuses_bad_input_in_one_line(tm
         ["expert", "label", *args, "--positions", "0", "--out", labels],
         ["expert", "label", *args, "--teacher", "nobody", "--out", labels],
         ["expert", "fit", *args, "--labels", str(tmp_path / "none.npz"), "--out", out],
-        ["expert", "fit", *args, "--labels", labels, "--temperature", "0", "--out", out],
+        ["expert", "fit", *args, "--labels", labels, "--targets", "improve", "--temperature", "0", "--out", out],
     ):
         assert main(bad) == 2
         err = capsys.readouterr().err.strip()

@@ -472,7 +472,7 @@ def test_parallel_labelling_fills_every_row_in_order_and_is_seeded():
     from train.pretrain import collect, collect_parallel
 
     cfg = PretrainConfig(
-        positions=90, workers=2, backend="python"
+        positions=90, workers=2, backend="python", teacher="heuristic"
     )  # the driver, 8 chunks of 11-12 positions, seeds 4..11
     a = collect_parallel(cfg, 4, RuleConfig(), Reward(), False, True)
     assert all(
