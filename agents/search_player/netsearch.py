@@ -262,33 +262,37 @@ class NetSearchAgent(Agent):
             values = self.search.evaluate(view)
             self.last_stats = self.search.last_stats
             return Judgement(self.pick(view, values), values)
+        logp = None
         if self.config.prune:
-            legal = self.candidates(view)
+            logp = self.log_policy(view)  # asked once: the candidates, then a tie's break
+            legal = self.candidates(view, logp)
             if len(legal) == 1:
                 return Judgement(legal[0])
         found = self.search.card_values(view, self.search.rng, legal)
         self.last_stats = self.search.last_stats
         values = found.values()
-        action = self.pick(view, values)
+        action = self.pick(view, values, logp)
         return Judgement(action, values, found.gap_errors(action))
 
-    def candidates(self, view: PlayerView) -> list[int]:
+    def candidates(self, view: PlayerView, logp: np.ndarray | None = None) -> list[int]:
         """The legal cards searched under ``prune``: those the network gives at least ``prune``
-        of its probability, and its favourite (the lowest card id among equal favourites)."""
-        probs = np.exp(self.log_policy(view))
+        of its probability, and its favourite (the lowest card id among equal favourites);
+        ``logp``: the network's ``log_policy`` of the view, if already asked."""
+        probs = np.exp(self.log_policy(view) if logp is None else logp)
         legal = cards_of(view.legal_mask)
         best = max(legal, key=lambda c: (probs[c], -c))
         return [c for c in legal if c == best or probs[c] >= self.config.prune]
 
-    def pick(self, view: PlayerView, values: dict[int, float]) -> int:
-        """The card ``judge`` plays given the searched cards' values (``choose``)."""
+    def pick(self, view: PlayerView, values: dict[int, float], logp: np.ndarray | None = None) -> int:
+        """The card ``judge`` plays given the searched cards' values (``choose``); ``logp`` as
+        ``candidates`` takes it."""
         legal = [c for c in cards_of(view.legal_mask) if c in values]
         if not self.config.prior:
             best = max(values.values())
             tied = [c for c in legal if values[c] == best]
             if len(tied) == 1:
                 return tied[0]  # no tie to break: the network is not asked (no forward pass)
-        return choose(legal, values, self.log_policy(view), self.config.prior)
+        return choose(legal, values, self.log_policy(view) if logp is None else logp, self.config.prior)
 
     def _searched_call(self, view: PlayerView) -> tuple[int, dict[int, float] | None]:
         """The call (R3, R4) with the best searched value plus ``bid_prior`` times the network's
