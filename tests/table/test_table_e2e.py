@@ -96,6 +96,15 @@ def new_room(s, **kw) -> dict:
     return r
 
 
+def click_and_wait(page, target) -> None:
+    """Click a call or card and wait for the server's answer (the table's move number moves on):
+    on a loaded machine a fixed pause is too short, and a button of the old state would then be
+    clicked after it was gone."""
+    ply = page.evaluate("S.ply")
+    target.click()
+    page.wait_for_function("p => S.ply > p", arg=ply, timeout=WAIT)
+
+
 def play_a_hand(s, page, room_id: str) -> None:
     """Click through one hand (sun when it may be called, else the first legal call or card)
     until the hand is stored; bots move at once and tricks are gathered at once."""
@@ -104,8 +113,7 @@ def play_a_hand(s, page, room_id: str) -> None:
         if s.app.state.store.hands(room=room_id):
             return
         sun = page.locator('button.call[data-action="37"]')
-        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
-        page.wait_for_timeout(60)
+        click_and_wait(page, sun if sun.count() else page.locator("button.call, button.card.legal").first)
     raise AssertionError("the hand did not finish")
 
 
@@ -128,15 +136,14 @@ def test_a_whole_hand_played_by_clicks_against_bots(server, page, shots):
             break
         sun = page.locator('button.call[data-action="37"]')
         if sun.count():
-            sun.click()  # call sun at once: the hand is played, not thrown in
+            click_and_wait(page, sun)  # call sun at once: the hand is played, not thrown in
         elif page.locator("button.card.legal").count():
             if not shot_mid and page.locator("#trick .card").count() >= 2:
                 page.screenshot(path=str(shots / "table_play.png"))
                 shot_mid = True
-            page.locator("button.card.legal").first.click()
+            click_and_wait(page, page.locator("button.card.legal").first)
         elif page.locator("button.call").count():
-            page.locator("button.call").first.click()
-        page.wait_for_timeout(60)  # let the page take the server's answer
+            click_and_wait(page, page.locator("button.call").first)
     hands = server.app.state.store.hands(room=room["room"])
     assert len(hands) > hands_before, "the hand did not finish"
     mine = [e for e in hands[0]["actions"] if e[0] == 0]
@@ -178,12 +185,11 @@ def test_every_finished_trick_lies_on_the_table_with_its_winner_before_it_is_gat
             clock.advance(2)  # gathered: the winner leads
             page.wait_for_function("() => !document.querySelector('#trick .card.winner')", timeout=WAIT)
         elif page.locator('button.call[data-action="37"]').count():
-            page.locator('button.call[data-action="37"]').click()  # sun: the hand is played
+            click_and_wait(page, page.locator('button.call[data-action="37"]'))  # sun: the hand is played
         elif page.locator("button.card.legal").count():
-            page.locator("button.card.legal").first.click()
+            click_and_wait(page, page.locator("button.card.legal").first)
         else:
-            page.locator("button.call").first.click()
-        page.wait_for_timeout(60)
+            click_and_wait(page, page.locator("button.call").first)
     assert shown == 8, f"{shown} of the hand's 8 tricks were shown before being gathered"
     clock.advance(2)
     expect(page.locator("#hand .card")).not_to_have_count(0, timeout=WAIT)  # the next deal
@@ -261,11 +267,7 @@ def test_a_phone_and_a_small_window_show_every_card_and_no_label_over_another(br
             break
         check_layout(page, "play")  # the hand of 8 cards, the legal ones raised
         checked.add("play")
-        ply = page.evaluate("S.ply")
-        page.locator("button.card.legal").first.click()
-        # the server's answer, before the next look: a loaded machine can take longer than a fixed
-        # pause, and a stale legal card would then be clicked after the trick was over
-        page.wait_for_function("p => S.ply > p", arg=ply, timeout=WAIT)
+        click_and_wait(page, page.locator("button.card.legal").first)
     assert checked == {"play", "trick"}
     page.locator("#lang").click()  # Arabic: other widths of the same labels
     page.wait_for_timeout(100)
@@ -484,8 +486,7 @@ def test_projects_are_shown_with_their_cards_once_public(server, page):
             assert sorted(drawn) == sorted([k, n] for _, k, n in shown)
             return
         sun = page.locator('button.call[data-action="37"]')
-        (sun if sun.count() else page.locator("button.call, button.card.legal").first).click()
-        page.wait_for_timeout(40)
+        click_and_wait(page, sun if sun.count() else page.locator("button.call, button.card.legal").first)
     pytest.fail("no project was shown in these hands")
 
 
@@ -537,7 +538,7 @@ def test_the_calls_say_who_is_calling_the_newest_call_stays_in_view_and_a_phone_
             for b in page.locator("button.call").all():
                 assert b.bounding_box()["height"] >= 44
             assert page.locator(".thinking").count() == 0  # nobody is deciding but the player
-            page.locator('button.call[data-action="32"]').click()  # pass
+            click_and_wait(page, page.locator('button.call[data-action="32"]'))  # pass
         else:
             expect(page.locator("#waiting")).to_contain_text("to call")
             seat = page.evaluate("S.to_act")
@@ -629,10 +630,10 @@ def test_the_last_trick_names_who_played_each_card(server, page):
         page.wait_for_selector("button.call, button.card.legal", timeout=WAIT)
         if page.locator("#last-trick .played-by").count():
             break
-        (
-            page.locator('button.call[data-action="37"]').or_(page.locator("button.call, button.card.legal")).first
-        ).click()
-        page.wait_for_timeout(60)
+        click_and_wait(
+            page,
+            page.locator('button.call[data-action="37"]').or_(page.locator("button.call, button.card.legal")).first,
+        )
     figures = page.locator("#last-trick .played-by")
     expect(figures).to_have_count(4)
     seats = figures.evaluate_all("fs => fs.map(f => Number(f.dataset.seat))")
