@@ -32,6 +32,7 @@ import yaml
 from agents.neural.bundle import BundleError, load_net
 from agents.neural.network import BalootNet, NetSpec
 from agents.neural.precision import PRECISIONS
+from agents.neural.widen import widens
 from agents.registry import AgentSpecError, make_agent
 from agents.search_player.player import MAX_WORLDS
 from agents.teacher import guided
@@ -704,7 +705,8 @@ def _validate_eval(e: EvalConfig) -> None:
 
 
 def init_bundle(path: str, spec: NetSpec) -> tuple[BalootNet, dict[str, Any]]:
-    """The ``init_from`` bundle's network and manifest, verified, of architecture ``spec``.
+    """The ``init_from`` bundle's network and manifest, verified, of architecture ``spec`` or one
+    that ``spec`` widens (``agents.neural.widen``: the run grows it without changing its play).
 
     Loaded once: the config's validation loads it and the run frame takes the same network
     (kept for the bundle's files as they were then: their path, sizes and modification times).
@@ -727,10 +729,10 @@ def init_bundle(path: str, spec: NetSpec) -> tuple[BalootNet, dict[str, Any]]:
         _INIT_BUNDLE.clear()
         _INIT_BUNDLE.update(key=key, loaded=loaded)
     net, manifest = _INIT_BUNDLE["loaded"]
-    if net.spec != spec:
+    if net.spec != spec and not widens(net.spec, spec):
         raise ConfigError(
             f"init_from: bundle {path} has architecture {net.spec.to_dict()}, "
-            f"but this run's net config gives {spec.to_dict()}"
+            f"but this run's net config gives {spec.to_dict()} (the same, or the same layers each at least as wide)"
         )
     return net, manifest
 

@@ -17,6 +17,7 @@ from stable_baselines3.common.logger import HParam, Logger, configure
 
 from agents.neural.bundle import load_net, printable, save_bundle
 from agents.neural.network import BalootNet
+from agents.neural.widen import widen
 from train.call_iteration import improve_calls
 from train.checkpoint import (
     CheckpointError,
@@ -190,10 +191,14 @@ class Trainer(RunFrame):
         """Start from a bundle's weights (``init_from``), e.g. to continue training a shipped policy."""
 
         net, manifest = init_bundle(path, self.spec)
-        self.net.load_state_dict(net.state_dict())
+        if net.spec == self.spec:
+            self.net.load_state_dict(net.state_dict())
+        else:  # a narrower bundle: its weights inside this run's freshly initialised wider network
+            widen(net, self.net)
         if not self.quiet:
             name = printable(str(manifest.get("name", "?")))  # read from a file: no forged log line
-            self.log(f"network initialised from bundle {printable(path)} ({name})")
+            grown = "" if net.spec == self.spec else f", widened from trunk {list(net.spec.trunk)}"
+            self.log(f"network initialised from bundle {printable(path)} ({name}{grown})")
 
     @property
     def net(self) -> BalootNet:
