@@ -289,7 +289,10 @@ class TrainConfig:
     )
     checkpoint_every: int = _f(100_000, "learner decisions between checkpoints")
     log_every: int = _f(20_000, "learner decisions between progress lines")
-    init_from: str = _f("", "a policy bundle whose weights start the network (same architecture); '' = fresh")
+    init_from: str = _f(
+        "",
+        "a policy bundle whose weights start the network (its architecture, or one with the same layers each at most as wide: widened, agents.neural.widen); '' = fresh",
+    )
     net: NetConfig = field(default_factory=NetConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     env: EnvConfig = field(default_factory=EnvConfig)
