@@ -7,7 +7,8 @@ seeds (two copies of the teacher, seeded apart); the teacher's moves are never p
 games, and the positions, do not depend on which teacher is measured.
 
 Each search gives every card's value in every world it played (``SearchAgent.card_values``,
-exactly the search the teacher plays by), and their spread each card's standard error. Every
+exactly the search the teacher plays by: under ``netsearch``'s ``prune`` the cards it searches,
+and a decision it plays unsearched is not measured), and their spread each card's standard error. Every
 world plays every card, so the error of a card's difference to the best card is taken on the
 paired values, world by world (``CardValues.gap_errors``).
 
@@ -98,10 +99,17 @@ class Searched:
         return out
 
 
-def search_once(teacher: Searching, view: PlayerView) -> Searched:
-    """The teacher's search of ``view``: what it plays and why (module docstring)."""
+def search_once(teacher: Searching, view: PlayerView) -> Searched | None:
+    """The teacher's search of ``view``: what it plays and why (module docstring); under
+    ``netsearch``'s ``prune`` the cards it searches only, and None where it plays a card unsearched
+    (the network alone finds it likely: no search to disagree with)."""
     search = searcher(teacher)
-    found = search.card_values(view, search.rng)
+    candidates: list[int] = []
+    if isinstance(teacher, NetSearchAgent) and teacher.config.prune:
+        candidates = teacher.candidates(view)
+        if len(candidates) == 1:
+            return None
+    found = search.card_values(view, search.rng, candidates)
     values = found.values()
     card = teacher.pick(view, values)
     gaps = found.gap_errors(card)
@@ -172,11 +180,12 @@ def measure(job: LabelJob) -> Decisions:
         if view.phase == PLAY and len(view.legal_actions) > 1 and len(rows) < job.positions:
             trick = NUM_TRICKS - view.hand.bit_count()
             a, b = (search_once(t, view) for t in teachers)
-            rows.append((trick, *compare(a, b)))
-            for s in (a, b):
-                gaps = s.se_gap.copy()
-                gaps[s.pick] = np.nan
-                cards.extend((trick, float(se), float(g)) for se, g in zip(s.se, gaps, strict=True))
+            if a is not None and b is not None:  # both None, or neither: the same network prunes
+                rows.append((trick, *compare(a, b)))
+                for s in (a, b):
+                    gaps = s.se_gap.copy()
+                    gaps[s.pick] = np.nan
+                    cards.extend((trick, float(se), float(g)) for se, g in zip(s.se, gaps, strict=True))
         pi = agent.probabilities(view.observation()[None], mask[None])[0]
         return sample_masked(pi[None], sampler)[0]
 

@@ -155,3 +155,26 @@ def test_random_module_unused():  # the draws flow from the seed argument, not t
     state = random.getstate()
     measure(LabelJob(6, 1, RuleConfig(), REWARD, SEARCH4, _player()))
     assert random.getstate() == state
+
+
+def test_a_pruned_teacher_is_measured_on_the_cards_it_searches(tmp_path):
+    """Under ``prune`` each search is the pruned teacher's judgement (its candidates' values and
+    its card), and a decision it plays unsearched (one card left) is not measured."""
+    spec = {"agent": "netsearch", "params": {"worlds": 8, "calls": "heuristic", "prune": 0.2}}
+    (tmp_path / "pruned.json").write_text(json.dumps(spec))
+    narrowed = skipped = 0
+    for view in _views(40):
+        teacher = make_agent(str(tmp_path / "pruned.json"), 9)
+        candidates = teacher.candidates(view)
+        s = search_once(teacher, view)
+        if len(candidates) == 1:
+            assert s is None
+            skipped += 1
+            continue
+        judged = make_agent(str(tmp_path / "pruned.json"), 9).judge(view)
+        assert s is not None and judged.values is not None
+        assert list(judged.values) == candidates
+        assert np.array_equal(s.values, [judged.values[c] for c in candidates])
+        assert candidates[s.pick] == judged.action
+        narrowed += len(candidates) < len(cards_of(view.legal_mask))
+    assert narrowed > 3 and skipped > 0
