@@ -17,7 +17,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from agents.neural.network import BalootNet, NetSpec
+from agents.neural.network import BalootNet, NetSpec, _linears
 from baloot_env.observation import PRIVILEGED_SIZE
 
 
@@ -74,7 +74,3 @@ def widen(narrow: BalootNet, wide: BalootNet) -> None:
                 b.weight[outputs[:, None], inputs[None, :]] = a.weight
                 b.bias[outputs] = a.bias
                 inputs = outputs  # the next layer reads these units where this one wrote them
-
-
-def _linears(seq: nn.Module) -> list[nn.Linear]:
-    return [m for m in seq.modules() if isinstance(m, nn.Linear)]
